@@ -1,0 +1,43 @@
+/** `{{NAME}}` variables: check variables over group variables over account variables. */
+
+export interface Variable {
+  key: string;
+  value: string;
+  secret?: boolean;
+}
+
+const PLACEHOLDER = /\{\{\s*([A-Za-z_][A-Za-z0-9_.-]*)\s*\}\}/g;
+
+/** The variables a run sees, resolved once from its layers (first layer wins). */
+export class VariableSet {
+  private readonly byKey = new Map<string, Variable>();
+
+  /** @param layers highest priority first, e.g. `[cliEnv, check, group, account]` */
+  constructor(...layers: (readonly Variable[] | null | undefined)[]) {
+    for (const layer of layers) {
+      for (const variable of layer ?? []) {
+        if (!this.byKey.has(variable.key)) this.byKey.set(variable.key, variable);
+      }
+    }
+  }
+
+  get(key: string): string | undefined {
+    return this.byKey.get(key)?.value;
+  }
+
+  /** Replaces every known `{{NAME}}`; unknown names stay as written so the author sees them. */
+  substitute(text: string): string {
+    if (!text.includes('{{')) return text;
+    return text.replace(PLACEHOLDER, (whole, key: string) => this.byKey.get(key)?.value ?? whole);
+  }
+
+  /** The values that must never appear in results, logs or error reports. */
+  secretValues(): string[] {
+    return [...this.byKey.values()].filter((v) => v.secret && v.value !== '').map((v) => v.value);
+  }
+
+  /** Plain key/value pairs, for a script's environment. */
+  toEnv(): Record<string, string> {
+    return Object.fromEntries([...this.byKey.values()].map((v) => [v.key, v.value]));
+  }
+}
