@@ -1,0 +1,46 @@
+import type { CheckOf, CheckType, ResultDetail, VariableSet } from '../checks/index.js';
+
+/** A client certificate for mTLS, chosen by the host it is for (wildcards allowed: `*.example.com`). */
+export interface ClientCertificate {
+  host: string;
+  cert: string;
+  key: string;
+  ca?: string | null;
+  passphrase?: string | null;
+}
+
+/** What a run gives its executor besides the check. */
+export interface ExecutionContext {
+  /** Aborted when the run is cancelled or reaches its kind's execution limit; executors stop promptly. */
+  signal: AbortSignal;
+  variables: VariableSet;
+  /** Masks secret values; every string an executor puts in its result or error passes through it. */
+  mask: (text: string) => string;
+  runLocation: string;
+  /** Identifies this run (and attempt) for logs and scripts. */
+  runId: string;
+  clientCertificates: readonly ClientCertificate[];
+}
+
+/** What one attempt of a check found. Flags are raw: shouldFail is applied by the caller. */
+export interface Attempt {
+  hasErrors: boolean;
+  hasFailures: boolean;
+  isDegraded: boolean;
+  overMaxResponseTime: boolean;
+  /** Milliseconds; for HTTP the `total` phase. */
+  responseTime: number;
+  startedAt: Date;
+  stoppedAt: Date;
+  /** True when nothing answered at all (no HTTP status, no connection): a NETWORK_ERROR for retries. */
+  networkError: boolean;
+  /** One line saying why the attempt failed (error or first failing assertion), secrets masked; null when it passed. */
+  error: string | null;
+  /** The kind's detail object under its key, e.g. `{apiCheckResult: …}`. */
+  detail: ResultDetail;
+}
+
+export type Executor<K extends CheckType = CheckType> = (
+  check: CheckOf<K>,
+  context: ExecutionContext,
+) => Promise<Attempt>;
