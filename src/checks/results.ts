@@ -174,3 +174,24 @@ export interface CheckSession {
   runSource: RunSource;
   results: CheckResult[];
 }
+
+/** The detail object of a result, whichever kind it is. */
+export function detailOf(result: CheckResult): Record<string, unknown> | undefined {
+  for (const [key, value] of Object.entries(result)) {
+    if (key.endsWith('Result') && key !== 'checkResultId' && value && typeof value === 'object') {
+      return value as Record<string, unknown>;
+    }
+  }
+  return undefined;
+}
+
+/** One line saying why a result failed: its request error, its first failing assertion, or its first error. */
+export function failureOf(result: CheckResult): string | null {
+  const detail = detailOf(result);
+  if (!detail) return null;
+  if (typeof detail.requestError === 'string' && detail.requestError !== '') return detail.requestError;
+  const failing = (detail.assertions as AssertionResult[] | undefined)?.find((a) => a.error);
+  if (failing?.error) return failing.error;
+  const errors = detail.errors as string[] | undefined;
+  return errors?.[0] ?? null;
+}

@@ -18,7 +18,10 @@ const NO_RETRY: RetryPolicy = {
   delayMs: () => 0,
 };
 
-export function retryPolicyOf(check: { retryStrategy?: RetryStrategy | null; doubleCheck?: boolean }): RetryPolicy {
+export function retryPolicyOf(check: {
+  retryStrategy?: RetryStrategy | null;
+  doubleCheck?: boolean;
+}): RetryPolicy {
   const strategy = check.retryStrategy;
   if (!strategy) {
     // doubleCheck without a strategy: one retry at once.

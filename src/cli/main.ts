@@ -1,0 +1,53 @@
+#!/usr/bin/env node
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { version } from './version.js';
+import { EXIT, runCommand } from './run/command.js';
+
+function positiveInteger(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('must be a whole number of at least 1');
+  return n;
+}
+
+const program = new Command()
+  .name('vantage')
+  .description('Synthetic monitoring: run checks from files, or run the agent and the control plane')
+  .version(version)
+  .exitOverride((error) => {
+    process.exit(error.exitCode === 0 ? 0 : EXIT.unusableInput);
+  });
+
+program
+  .command('run')
+  .description('Run the checks of JSON or YAML files on this machine, without a control plane')
+  .argument('<files...>', 'files holding a list of checks or {checks: [...]}')
+  .addOption(
+    new Option('--reporter <name>', 'how results are shown')
+      .choices(['list', 'json', 'junit'])
+      .default('list'),
+  )
+  .option('--output <file>', 'file the junit reporter writes')
+  .option(
+    '--env <KEY=VALUE>',
+    'a variable for {{KEY}} placeholders (repeatable)',
+    (v, all: string[]) => [...all, v],
+    [],
+  )
+  .option('--grep <pattern>', 'run only checks whose name matches this regular expression')
+  .option('--concurrency <n>', 'checks run at once', positiveInteger, 10)
+  .option('--location <name>', 'the run location reported in results', 'local')
+  .action(async (files: string[], options) => {
+    const controller = new AbortController();
+    const onSignal = () => controller.abort();
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+    process.exitCode = await runCommand(files, options, {
+      stdout: (text) => process.stdout.write(text),
+      stderr: (text) => process.stderr.write(text),
+      signal: controller.signal,
+    });
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  });
+
+await program.parseAsync();

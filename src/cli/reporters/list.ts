@@ -1,0 +1,42 @@
+import { type CheckSession, failureOf, type SessionStatus } from '../../checks/index.js';
+import type { Reporter, ReporterOptions } from './reporter.js';
+
+const MARKS: Record<SessionStatus | 'RUNNING', string> = {
+  PASSED: '✔',
+  DEGRADED: '⚠',
+  FAILED: '✖',
+  TIMED_OUT: '⏱',
+  CANCELLED: '⊘',
+  RUNNING: '…',
+};
+
+function formatMs(ms: number): string {
+  return ms >= 10_000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms)} ms`;
+}
+
+/** One readable line per check as it finishes, and a summary at the end. */
+export function listReporter({ write }: ReporterOptions): Reporter {
+  return {
+    onSession(session) {
+      const final = session.results.at(-1);
+      const time = final ? formatMs(final.responseTime) : '';
+      const retries = session.results.length > 1 ? `, ${session.results.length} attempts` : '';
+      let line = `${MARKS[session.status]} ${session.status.padEnd(9)} ${session.name} (${session.checkType}) ${time}${retries}`;
+      if (final && session.status !== 'PASSED') {
+        const reason = failureOf(final);
+        if (reason) line += `\n    ${reason}`;
+      }
+      write(`${line}\n`);
+    },
+    async onEnd(sessions) {
+      const counts = new Map<string, number>();
+      for (const s of sessions) counts.set(s.status, (counts.get(s.status) ?? 0) + 1);
+      const parts = ['PASSED', 'DEGRADED', 'FAILED', 'TIMED_OUT', 'CANCELLED']
+        .filter((s) => counts.has(s))
+        .map((s) => `${counts.get(s)} ${s.toLowerCase().replace('_', ' ')}`);
+      write(
+        `\n${sessions.length} check${sessions.length === 1 ? '' : 's'}: ${parts.join(', ') || 'none run'}\n`,
+      );
+    },
+  };
+}

@@ -1,0 +1,88 @@
+import PQueue from 'p-queue';
+import { type CheckSession, formatFileProblem, type Variable } from '../../checks/index.js';
+import { runCheckSession } from '../../executors/run/session.js';
+import { REPORTERS, type ReporterName } from '../reporters/index.js';
+import { loadCheckFiles, parseEnvAssignment } from './load.js';
+
+export interface RunCommandOptions {
+  reporter: ReporterName;
+  output?: string;
+  env: string[];
+  grep?: string;
+  concurrency: number;
+  location: string;
+}
+
+/** Exit status of `vantage run`. */
+export const EXIT = { passed: 0, failed: 1, unusableInput: 2 } as const;
+
+const FAILING = new Set(['FAILED', 'TIMED_OUT']);
+
+export class UsageError extends Error {}
+
+/**
+ * `vantage run FILE…`: validates every check of every file (nothing runs if any is invalid), runs the matching
+ * ones under the concurrency limit, and reports each session as it finishes.
+ * @returns the exit status
+ */
+export async function runCommand(
+  files: readonly string[],
+  options: RunCommandOptions,
+  io: { stdout: (text: string) => void; stderr: (text: string) => void; signal?: AbortSignal },
+): Promise<number> {
+  let overrides: Variable[];
+  let grep: RegExp | undefined;
+  try {
+    overrides = options.env.map(parseEnvAssignment);
+    grep = options.grep === undefined ? undefined : new RegExp(options.grep, 'i');
+    if (!Number.isInteger(options.concurrency) || options.concurrency < 1) {
+      throw new UsageError('--concurrency: must be a whole number of at least 1');
+    }
+  } catch (error) {
+    io.stderr(`${error instanceof SyntaxError ? `--grep: ${error.message}` : (error as Error).message}\n`);
+    return EXIT.unusableInput;
+  }
+
+  const { checks, problems } = await loadCheckFiles(files);
+  if (problems.length > 0) {
+    io.stderr(
+      `Nothing was run: ${problems.length} problem${problems.length === 1 ? '' : 's'} in the check files\n`,
+    );
+    for (const p of problems) io.stderr(`  ${formatFileProblem(p)}\n`);
+    return EXIT.unusableInput;
+  }
+  const selected = grep ? checks.filter((c) => grep.test(c.name)) : checks;
+  if (selected.length === 0) {
+    io.stderr(
+      grep ? `No check name matches --grep ${JSON.stringify(options.grep)}\n` : 'The files hold no checks\n',
+    );
+    return EXIT.unusableInput;
+  }
+
+  let reporter: ReturnType<(typeof REPORTERS)[ReporterName]>;
+  try {
+    reporter = REPORTERS[options.reporter]({ write: io.stdout, output: options.output });
+  } catch (error) {
+    io.stderr(`${(error as Error).message}\n`);
+    return EXIT.unusableInput;
+  }
+
+  const queue = new PQueue({ concurrency: options.concurrency });
+  const sessions: CheckSession[] = [];
+  await Promise.all(
+    selected.map((check) =>
+      queue.add(async () => {
+        const session = await runCheckSession(check, {
+          runLocation: options.location,
+          runSource: 'TEST_NO_RECORD',
+          overrides,
+          signal: io.signal,
+        });
+        sessions.push(session);
+        reporter.onSession(session);
+      }),
+    ),
+  );
+  await reporter.onEnd(sessions);
+  return sessions.some((s) => FAILING.has(s.status)) ? EXIT.failed : EXIT.passed;
+}

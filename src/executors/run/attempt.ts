@@ -1,0 +1,97 @@
+import { randomUUID } from 'node:crypto';
+import { type Check, EXECUTION_LIMIT_MS, maskDeep } from '../../checks/index.js';
+import type { ExecutorRegistry } from '../registry.js';
+import type { Attempt, ExecutionContext } from '../types.js';
+import { failedBeforeStart } from '../unsupported.js';
+
+/** How an attempt ended besides what the executor found. */
+export interface AttemptEnd {
+  attempt: Attempt;
+  timedOut: boolean;
+  cancelled: boolean;
+}
+
+/** Time an executor gets after its signal fired to return on its own, before the run stops waiting for it. */
+const STOP_GRACE_MS = 2000;
+
+export class RunTimeoutError extends Error {
+  constructor(limitMs: number) {
+    super(`the run exceeded its execution limit of ${limitMs} ms`);
+    this.name = 'RunTimeoutError';
+  }
+}
+
+export class RunCancelledError extends Error {
+  constructor() {
+    super('the run was cancelled');
+    this.name = 'RunCancelledError';
+  }
+}
+
+export interface AttemptOptions extends Omit<ExecutionContext, 'signal' | 'runId'> {
+  executors: ExecutorRegistry;
+  /** Cancels the run. */
+  signal?: AbortSignal;
+  /** Overrides the kind's execution limit (for a lease shorter than the limit). */
+  limitMs?: number;
+}
+
+/**
+ * Runs one attempt of a check under its kind's execution limit. The executor sees one signal that fires on
+ * cancel or at the limit; an executor that does not return in time is left behind and the attempt ends anyway.
+ * Secret values are masked over everything the attempt reports.
+ */
+export async function runAttempt(check: Check, options: AttemptOptions): Promise<AttemptEnd> {
+  const limitMs = options.limitMs ?? EXECUTION_LIMIT_MS[check.checkType];
+  const controller = new AbortController();
+  const startedAt = new Date();
+  const onCancel = () => controller.abort(new RunCancelledError());
+  if (options.signal?.aborted) onCancel();
+  options.signal?.addEventListener('abort', onCancel, { once: true });
+  const deadline = setTimeout(() => controller.abort(new RunTimeoutError(limitMs)), limitMs);
+
+  let stopWaiting: (() => void) | undefined;
+  const abandoned = new Promise<undefined>((resolve) => {
+    const afterAbort = () => setTimeout(() => resolve(undefined), STOP_GRACE_MS).unref();
+    controller.signal.addEventListener('abort', afterAbort, { once: true });
+    stopWaiting = () => controller.signal.removeEventListener('abort', afterAbort);
+  });
+
+  const context: ExecutionContext = {
+    signal: controller.signal,
+    variables: options.variables,
+    mask: options.mask,
+    runLocation: options.runLocation,
+    runId: randomUUID(),
+    clientCertificates: options.clientCertificates,
+  };
+  const execute = options.executors[check.checkType];
+  let attempt: Attempt | undefined;
+  try {
+    attempt = await Promise.race([execute(check, context), abandoned]);
+  } catch (error) {
+    // An executor must not throw; if one does, the run fails with its message rather than the batch.
+    attempt = failedBeforeStart(
+      `internal error in the ${check.checkType} executor: ${messageOf(error)}`,
+      startedAt,
+    );
+  } finally {
+    clearTimeout(deadline);
+    stopWaiting?.();
+    options.signal?.removeEventListener('abort', onCancel);
+  }
+
+  const reason = controller.signal.reason;
+  const timedOut = reason instanceof RunTimeoutError;
+  const cancelled = reason instanceof RunCancelledError;
+  if (!attempt) attempt = failedBeforeStart(messageOf(reason), startedAt);
+  if (timedOut || cancelled) {
+    attempt = { ...attempt, hasErrors: true, error: messageOf(reason), stoppedAt: new Date() };
+  }
+  const { error, detail } = maskDeep({ error: attempt.error, detail: attempt.detail }, options.mask);
+  return { attempt: { ...attempt, error, detail }, timedOut, cancelled };
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,128 @@
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  type Check,
+  type CheckResult,
+  type CheckSession,
+  type RunSource,
+  retryPolicyOf,
+  type SessionStatus,
+  secretMasker,
+  shouldRetry,
+  statusOf,
+  type Variable,
+  VariableSet,
+} from '../../checks/index.js';
+import { defaultExecutors, type ExecutorRegistry } from '../registry.js';
+import type { ClientCertificate } from '../types.js';
+import { type AttemptEnd, runAttempt } from './attempt.js';
+
+export interface SessionOptions {
+  runLocation: string;
+  runSource: RunSource;
+  /** Variables that override the check's own (e.g. `vantage run --env`). */
+  overrides?: readonly Variable[];
+  /** Variables the check inherits, highest priority first (group, then account). */
+  inherited?: readonly (readonly Variable[])[];
+  clientCertificates?: readonly ClientCertificate[];
+  /** Cancels the session: the running attempt stops and no retry follows. */
+  signal?: AbortSignal;
+  executors?: ExecutorRegistry;
+  /** Called with each result as it is made (ATTEMPT results, then the FINAL one). */
+  onResult?: (result: CheckResult) => void;
+}
+
+/** The outcome of one attempt as a result record of design/checks.md. */
+export function toCheckResult(
+  check: Check,
+  end: AttemptEnd,
+  resultType: 'FINAL' | 'ATTEMPT',
+  attempts: number,
+  runLocation: string,
+): CheckResult {
+  const { attempt } = end;
+  return {
+    checkResultId: randomUUID(),
+    checkId: check.id ?? '',
+    checkType: check.checkType,
+    name: check.name,
+    runLocation,
+    resultType,
+    hasErrors: attempt.hasErrors,
+    hasFailures: attempt.hasFailures,
+    isDegraded: attempt.isDegraded,
+    overMaxResponseTime: attempt.overMaxResponseTime,
+    aborted: end.timedOut || end.cancelled,
+    isCancelled: end.cancelled,
+    responseTime: attempt.responseTime,
+    startedAt: attempt.startedAt.toISOString(),
+    stoppedAt: attempt.stoppedAt.toISOString(),
+    attempts,
+    errorGroupIds: [],
+    ...attempt.detail,
+  };
+}
+
+export function statusOfAttempt(check: Check, end: AttemptEnd): SessionStatus {
+  return statusOf({ ...end.attempt, timedOut: end.timedOut, cancelled: end.cancelled }, check.shouldFail);
+}
+
+/**
+ * Runs a check to its final result: attempts under the kind's limit, retries by the check's retry strategy
+ * (each failed attempt kept as an ATTEMPT result, the last one FINAL), and the check-session record.
+ */
+export async function runCheckSession(check: Check, options: SessionOptions): Promise<CheckSession> {
+  const variables = new VariableSet(
+    options.overrides,
+    check.environmentVariables,
+    ...(options.inherited ?? []),
+  );
+  const attemptOptions = {
+    executors: options.executors ?? defaultExecutors,
+    variables,
+    mask: secretMasker(variables.secretValues()),
+    runLocation: options.runLocation,
+    clientCertificates: options.clientCertificates ?? [],
+    signal: options.signal,
+  };
+  const policy = retryPolicyOf(check);
+  const startedAt = new Date();
+  const results: CheckResult[] = [];
+  let status: SessionStatus = 'FAILED';
+
+  for (let attemptNo = 1; ; attemptNo++) {
+    const end = await runAttempt(check, attemptOptions);
+    status = statusOfAttempt(check, end);
+    const failed = status === 'FAILED' || status === 'TIMED_OUT';
+    const retry =
+      failed &&
+      !options.signal?.aborted &&
+      shouldRetry(policy, attemptNo - 1, Date.now() - startedAt.getTime(), end.attempt);
+    const result = toCheckResult(check, end, retry ? 'ATTEMPT' : 'FINAL', attemptNo, options.runLocation);
+    results.push(result);
+    options.onResult?.(result);
+    if (!retry) break;
+    try {
+      await sleep(policy.delayMs(attemptNo), undefined, { signal: options.signal });
+    } catch {
+      status = 'CANCELLED';
+      break;
+    }
+  }
+
+  const stoppedAt = new Date();
+  return {
+    checkSessionId: randomUUID(),
+    checkSessionLink: null,
+    checkId: check.id ?? '',
+    checkType: check.checkType,
+    name: check.name,
+    status,
+    startedAt: startedAt.toISOString(),
+    stoppedAt: stoppedAt.toISOString(),
+    timeElapsed: stoppedAt.getTime() - startedAt.getTime(),
+    runLocations: [options.runLocation],
+    runSource: options.runSource,
+    results,
+  };
+}
