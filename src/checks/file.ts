@@ -10,6 +10,7 @@ export interface CheckFileProblem extends ValidationProblem {
 }
 
 export function formatFileProblem(p: CheckFileProblem): string {
+  if (p.label === '(file)') return `${p.file}: ${p.path === '(file)' ? '' : `${p.path}: `}${p.message}`;
   return `${p.file}: ${p.label}: ${p.path}: ${p.message}`;
 }
 

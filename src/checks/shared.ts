@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import {
+  type CheckType,
   ESCALATION_TYPES,
   FREQUENCIES,
   LOCATIONS,
@@ -7,7 +8,6 @@ import {
   RUNTIME_IDS,
   SUB_MINUTE_KINDS,
   SUB_MINUTE_OFFSETS,
-  type CheckType,
 } from './enums.js';
 
 export const keyValueSchema = z.strictObject({

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { type Check, CHECK_SCHEMAS, isCheckType } from './check.js';
+import { CHECK_SCHEMAS, type Check, isCheckType } from './check.js';
 import { CHECK_TYPES } from './enums.js';
 
 /** One broken rule: where it is and what the rule says. */

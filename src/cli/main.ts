@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { version } from './version.js';
 import { EXIT, runCommand } from './run/command.js';
+import { version } from './version.js';
 
 function positiveInteger(value: string): number {
   const n = Number(value);

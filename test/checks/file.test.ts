@@ -3,15 +3,22 @@ import { formatFileProblem, parseCheckFile, stableCheckId } from '../../src/chec
 
 describe('check files', () => {
   it('reads a YAML list and a JSON {checks: [...]}', () => {
-    const yaml = parseCheckFile('- checkType: URL\n  name: Home\n  request: { url: "https://a.test" }\n', 'c.yaml');
+    const yaml = parseCheckFile(
+      '- checkType: URL\n  name: Home\n  request: { url: "https://a.test" }\n',
+      'c.yaml',
+    );
     expect(yaml.problems).toEqual([]);
     expect(yaml.checks.map((c) => c.name)).toEqual(['Home']);
-    const json = parseCheckFile(JSON.stringify({ checks: [{ checkType: 'URL', name: 'Home', request: { url: 'https://a.test' } }] }), 'c.json');
+    const json = parseCheckFile(
+      JSON.stringify({ checks: [{ checkType: 'URL', name: 'Home', request: { url: 'https://a.test' } }] }),
+      'c.json',
+    );
     expect(json.checks).toHaveLength(1);
   });
 
   it('gives checks without an id a stable id from their name', () => {
-    const text = '- {checkType: URL, name: Home, request: {url: "https://a.test"}}\n- {checkType: URL, name: Shop, id: shop-1, request: {url: "https://a.test"}}';
+    const text =
+      '- {checkType: URL, name: Home, request: {url: "https://a.test"}}\n- {checkType: URL, name: Shop, id: shop-1, request: {url: "https://a.test"}}';
     const first = parseCheckFile(text, 'c.yaml').checks;
     const second = parseCheckFile(text, 'c.yaml').checks;
     expect(first[0]?.id).toBe(second[0]?.id);
@@ -34,11 +41,16 @@ describe('check files', () => {
   });
 
   it('rejects duplicate names without ids, a document that is not a list, and broken syntax', () => {
-    const dup = parseCheckFile('- {checkType: URL, name: A, request: {url: "https://a.test"}}\n- {checkType: URL, name: A, request: {url: "https://a.test"}}', 'c.yaml');
+    const dup = parseCheckFile(
+      '- {checkType: URL, name: A, request: {url: "https://a.test"}}\n- {checkType: URL, name: A, request: {url: "https://a.test"}}',
+      'c.yaml',
+    );
     expect(dup.problems.map((p) => `${p.label}: ${p.path}: ${p.message}`)).toEqual([
       'checks[1] "A": name: must be unique in the file (checks[0] has the same)',
     ]);
-    expect(parseCheckFile('name: x', 'c.yaml').problems[0]?.message).toBe('must be a list of checks or {checks: [...]}');
+    expect(parseCheckFile('name: x', 'c.yaml').problems[0]?.message).toBe(
+      'must be a list of checks or {checks: [...]}',
+    );
     expect(parseCheckFile('[{', 'c.json').problems[0]?.message).toMatch(/^cannot be parsed: /);
   });
 });

@@ -23,12 +23,22 @@ describe('status of a run', () => {
 
 describe('retry policy', () => {
   const strategy = (type: 'LINEAR' | 'EXPONENTIAL' | 'FIXED' | 'SINGLE_RETRY', extra = {}) => ({
-    retryStrategy: { type, baseBackoffSeconds: 10, maxRetries: 3, maxDurationSeconds: 600, sameRegion: true, onlyOn: [], ...extra } as const,
+    retryStrategy: {
+      type,
+      baseBackoffSeconds: 10,
+      maxRetries: 3,
+      maxDurationSeconds: 600,
+      sameRegion: true,
+      onlyOn: [],
+      ...extra,
+    } as const,
   });
 
   it('waits base×attempt, base^attempt or base', () => {
     expect([1, 2, 3].map(retryPolicyOf(strategy('LINEAR')).delayMs)).toEqual([10_000, 20_000, 30_000]);
-    expect([1, 2, 3].map(retryPolicyOf(strategy('EXPONENTIAL')).delayMs)).toEqual([10_000, 100_000, 1_000_000]);
+    expect([1, 2, 3].map(retryPolicyOf(strategy('EXPONENTIAL')).delayMs)).toEqual([
+      10_000, 100_000, 1_000_000,
+    ]);
     expect([1, 2, 3].map(retryPolicyOf(strategy('FIXED')).delayMs)).toEqual([10_000, 10_000, 10_000]);
   });
 

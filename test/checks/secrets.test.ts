@@ -3,7 +3,13 @@ import { MASK, maskDeep, secretMasker, VariableSet } from '../../src/checks/inde
 
 describe('variables', () => {
   it('substitutes {{NAME}} with the first layer that has it, leaving unknown names', () => {
-    const vars = new VariableSet([{ key: 'HOST', value: 'cli.test' }], [{ key: 'HOST', value: 'check.test' }, { key: 'PATH', value: 'p' }]);
+    const vars = new VariableSet(
+      [{ key: 'HOST', value: 'cli.test' }],
+      [
+        { key: 'HOST', value: 'check.test' },
+        { key: 'PATH', value: 'p' },
+      ],
+    );
     expect(vars.substitute('https://{{HOST}}/{{ PATH }}/{{MISSING}}')).toBe('https://cli.test/p/{{MISSING}}');
   });
 });
@@ -20,7 +26,7 @@ describe('secret masking', () => {
         url: `https://a.test/?t=${encodeURIComponent('s3cr3t/+ "x"')}`,
         body: JSON.stringify({ token: 's3cr3t/+ "x"' }),
         list: ['s3cr3t/+ "x" and visible'],
-        ['s3cr3t/+ "x"']: 1,
+        's3cr3t/+ "x"': 1,
         n: 5,
       },
       mask,

@@ -35,12 +35,21 @@ describe('check model: defaults', () => {
 
   it.each([
     ['API', { request: { url: 'https://a.test' } }, { degradedResponseTime: 10000, maxResponseTime: 20000 }],
-    ['TCP', { request: { hostname: 'db.internal', port: 5432 } }, { degradedResponseTime: 4000, maxResponseTime: 5000 }],
+    [
+      'TCP',
+      { request: { hostname: 'db.internal', port: 5432 } },
+      { degradedResponseTime: 4000, maxResponseTime: 5000 },
+    ],
     ['DNS', { request: { query: 'app.test' } }, { degradedResponseTime: 500, maxResponseTime: 1000 }],
     [
       'ICMP',
       { request: { hostname: 'gw.internal' } },
-      { degradedResponseTime: 10000, maxResponseTime: 20000, degradedPacketLossThreshold: 10, maxPacketLossThreshold: 20 },
+      {
+        degradedResponseTime: 10000,
+        maxResponseTime: 20000,
+        degradedPacketLossThreshold: 10,
+        maxPacketLossThreshold: 20,
+      },
     ],
   ])('applies the %s response-time defaults', (checkType, fields, expected) => {
     const parsed = parseCheck({ checkType, name: 'x', ...fields });
@@ -49,7 +58,9 @@ describe('check model: defaults', () => {
 
   it('fills request defaults per kind', () => {
     const api = parseCheck({ checkType: 'API', name: 'a', request: { url: 'https://a.test' } });
-    expect(api.ok && api.value).toMatchObject({ request: { method: 'GET', body: '', bodyType: 'NONE', headers: [] } });
+    expect(api.ok && api.value).toMatchObject({
+      request: { method: 'GET', body: '', bodyType: 'NONE', headers: [] },
+    });
     const dns = parseCheck({ checkType: 'DNS', name: 'd', request: { query: 'a.test' } });
     expect(dns.ok && dns.value).toMatchObject({ request: { recordType: 'A', port: 53, protocol: 'UDP' } });
     const icmp = parseCheck({ checkType: 'ICMP', name: 'i', request: { hostname: 'h' } });
@@ -57,16 +68,33 @@ describe('check model: defaults', () => {
   });
 
   it('fills assertion fields: property empty, regex null, target as a string', () => {
-    const parsed = parseCheck(url({ request: { url: 'https://a.test', assertions: [{ source: 'STATUS_CODE', comparison: 'EQUALS', target: 200 }] } }));
+    const parsed = parseCheck(
+      url({
+        request: {
+          url: 'https://a.test',
+          assertions: [{ source: 'STATUS_CODE', comparison: 'EQUALS', target: 200 }],
+        },
+      }),
+    );
     expect(parsed.ok && parsed.value).toMatchObject({
-      request: { assertions: [{ source: 'STATUS_CODE', property: '', comparison: 'EQUALS', target: '200', regex: null }] },
+      request: {
+        assertions: [
+          { source: 'STATUS_CODE', property: '', comparison: 'EQUALS', target: '200', regex: null },
+        ],
+      },
     });
   });
 
   it('fills retry strategy defaults', () => {
     const parsed = parseCheck(url({ retryStrategy: { type: 'LINEAR' } }));
     expect(parsed.ok && parsed.value).toMatchObject({
-      retryStrategy: { type: 'LINEAR', baseBackoffSeconds: 60, maxRetries: 2, maxDurationSeconds: 600, sameRegion: true },
+      retryStrategy: {
+        type: 'LINEAR',
+        baseBackoffSeconds: 60,
+        maxRetries: 2,
+        maxDurationSeconds: 600,
+        sameRegion: true,
+      },
     });
   });
 });
@@ -74,12 +102,27 @@ describe('check model: defaults', () => {
 describe('check model: rules name the field and the rule', () => {
   it.each([
     [{ frequency: 7 }, 'frequency: must be one of 0, 1, 2, 5, 10, 15, 30, 60, 120, 180, 360, 720, 1440'],
-    [{ frequency: 10, frequencyOffset: 101 }, 'frequencyOffset: must be between 1 and 100 when frequency is 10'],
-    [{ frequency: 60, frequencyOffset: 601 }, 'frequencyOffset: must be between 1 and 600 when frequency is 60'],
-    [{ frequency: 120, frequencyOffset: 3 }, 'frequencyOffset: must be between 1 and 2 when frequency is 120'],
-    [{ frequency: 1440, frequencyOffset: 25 }, 'frequencyOffset: must be between 1 and 24 when frequency is 1440'],
+    [
+      { frequency: 10, frequencyOffset: 101 },
+      'frequencyOffset: must be between 1 and 100 when frequency is 10',
+    ],
+    [
+      { frequency: 60, frequencyOffset: 601 },
+      'frequencyOffset: must be between 1 and 600 when frequency is 60',
+    ],
+    [
+      { frequency: 120, frequencyOffset: 3 },
+      'frequencyOffset: must be between 1 and 2 when frequency is 120',
+    ],
+    [
+      { frequency: 1440, frequencyOffset: 25 },
+      'frequencyOffset: must be between 1 and 24 when frequency is 1440',
+    ],
     [{ frequencyOffset: 0 }, 'frequencyOffset: must be at least 1'],
-    [{ frequency: 0, frequencyOffset: 10 }, 'frequency: 0 (sub-minute) is only allowed for API and TCP checks'],
+    [
+      { frequency: 0, frequencyOffset: 10 },
+      'frequency: 0 (sub-minute) is only allowed for API and TCP checks',
+    ],
     [{ description: 'x'.repeat(501) }, 'description: must be at most 500 characters'],
     [{ groupOrder: -1 }, 'groupOrder: must be at least 0'],
     [{ locations: ['mars-1'] }, 'locations[0]: must be one of us-east-1'],
@@ -87,18 +130,37 @@ describe('check model: rules name the field and the rule', () => {
     [{ degradedResponseTime: 30001 }, 'degradedResponseTime: must be at most 30000'],
     [{ maxResponseTime: -1 }, 'maxResponseTime: must be at least 0'],
     [{ retryStrategy: { type: 'LINEAR', maxRetries: 11 } }, 'retryStrategy.maxRetries: must be at most 10'],
-    [{ retryStrategy: { type: 'LINEAR', maxDurationSeconds: 601 } }, 'retryStrategy.maxDurationSeconds: must be at most 600'],
-    [{ retryStrategy: { type: 'SOMETIMES' } }, 'retryStrategy.type: must be one of LINEAR, EXPONENTIAL, FIXED, SINGLE_RETRY'],
+    [
+      { retryStrategy: { type: 'LINEAR', maxDurationSeconds: 601 } },
+      'retryStrategy.maxDurationSeconds: must be at most 600',
+    ],
+    [
+      { retryStrategy: { type: 'SOMETIMES' } },
+      'retryStrategy.type: must be one of LINEAR, EXPONENTIAL, FIXED, SINGLE_RETRY',
+    ],
     [{ frequncy: 5 }, 'frequncy: is not a known field'],
     [{ request: { url: 'ftp://a.test' } }, 'request.url: must be an http:// or https:// URL'],
-    [{ request: { url: `https://a.test/${'a'.repeat(2048)}` } }, 'request.url: must be at most 2048 characters'],
+    [
+      { request: { url: `https://a.test/${'a'.repeat(2048)}` } },
+      'request.url: must be at most 2048 characters',
+    ],
     [{ request: { url: 'https://a.test', method: 'POST' } }, 'request.method: must be GET'],
     [
-      { request: { url: 'https://a.test', assertions: [{ source: 'JSON_BODY', comparison: 'EQUALS', target: '1' }] } },
+      {
+        request: {
+          url: 'https://a.test',
+          assertions: [{ source: 'JSON_BODY', comparison: 'EQUALS', target: '1' }],
+        },
+      },
       'request.assertions[0].source: must be STATUS_CODE',
     ],
     [
-      { request: { url: 'https://a.test', assertions: [{ source: 'STATUS_CODE', comparison: 'CONTAINS', target: '1' }] } },
+      {
+        request: {
+          url: 'https://a.test',
+          assertions: [{ source: 'STATUS_CODE', comparison: 'CONTAINS', target: '1' }],
+        },
+      },
       'request.assertions[0].comparison: must be one of EQUALS, NOT_EQUALS, LESS_THAN, GREATER_THAN',
     ],
   ])('%j', (fields, expected) => {
@@ -106,35 +168,65 @@ describe('check model: rules name the field and the rule', () => {
   });
 
   it('accepts every frequencyOffset rule at its bounds', () => {
-    for (const [frequency, frequencyOffset] of [[1, 10], [10, 100], [60, 600], [120, 2], [1440, 24], [720, 12]]) {
+    for (const [frequency, frequencyOffset] of [
+      [1, 10],
+      [10, 100],
+      [60, 600],
+      [120, 2],
+      [1440, 24],
+      [720, 12],
+    ]) {
       expect(problems(url({ frequency, frequencyOffset }))).toEqual([]);
     }
     for (const frequencyOffset of [10, 20, 30]) {
-      expect(problems({ checkType: 'API', name: 'a', request: { url: 'https://a.test' }, frequency: 0, frequencyOffset })).toEqual([]);
+      expect(
+        problems({
+          checkType: 'API',
+          name: 'a',
+          request: { url: 'https://a.test' },
+          frequency: 0,
+          frequencyOffset,
+        }),
+      ).toEqual([]);
     }
   });
 
   it('requires 10, 20 or 30 seconds for sub-minute API and TCP checks', () => {
     const tcp = { checkType: 'TCP', name: 't', request: { hostname: 'h', port: 1 }, frequency: 0 };
-    expect(problems({ ...tcp, frequencyOffset: 15 })).toEqual(['frequencyOffset: must be 10, 20 or 30 when frequency is 0']);
+    expect(problems({ ...tcp, frequencyOffset: 15 })).toEqual([
+      'frequencyOffset: must be 10, 20 or 30 when frequency is 0',
+    ]);
     expect(problems(tcp)[0]).toMatch(/^frequencyOffset: is required when frequency is 0/);
   });
 
   it('checks ICMP packet-loss thresholds and limits', () => {
-    const icmp = (fields: Record<string, unknown>) => ({ checkType: 'ICMP', name: 'i', request: { hostname: 'h' }, ...fields });
-    expect(problems(icmp({ degradedPacketLossThreshold: 0 }))).toEqual(['degradedPacketLossThreshold: must be greater than 0']);
-    expect(problems(icmp({ maxPacketLossThreshold: 101 }))).toEqual(['maxPacketLossThreshold: must be at most 100']);
+    const icmp = (fields: Record<string, unknown>) => ({
+      checkType: 'ICMP',
+      name: 'i',
+      request: { hostname: 'h' },
+      ...fields,
+    });
+    expect(problems(icmp({ degradedPacketLossThreshold: 0 }))).toEqual([
+      'degradedPacketLossThreshold: must be greater than 0',
+    ]);
+    expect(problems(icmp({ maxPacketLossThreshold: 101 }))).toEqual([
+      'maxPacketLossThreshold: must be at most 100',
+    ]);
     expect(problems(icmp({ degradedPacketLossThreshold: 30, maxPacketLossThreshold: 20 }))).toEqual([
       'maxPacketLossThreshold: must be at least degradedPacketLossThreshold (30)',
     ]);
     expect(problems(icmp({ maxResponseTime: 300001 }))).toEqual(['maxResponseTime: must be at most 300000']);
-    expect(problems(icmp({ request: { hostname: 'h', pingCount: 51 } }))).toEqual(['request.pingCount: must be at most 50']);
+    expect(problems(icmp({ request: { hostname: 'h', pingCount: 51 } }))).toEqual([
+      'request.pingCount: must be at most 50',
+    ]);
     expect(problems(icmp({ degradedResponseTime: 300000, maxResponseTime: 300000 }))).toEqual([]);
   });
 
   it('limits environmentVariables to 100', () => {
     const vars = Array.from({ length: 101 }, (_, i) => ({ key: `K${i}`, value: 'v' }));
-    expect(problems(url({ environmentVariables: vars }))).toEqual(['environmentVariables: must have at most 100 items']);
+    expect(problems(url({ environmentVariables: vars }))).toEqual([
+      'environmentVariables: must have at most 100 items',
+    ]);
   });
 
   it('checks TCP and DNS requests', () => {
@@ -144,16 +236,18 @@ describe('check model: rules name the field and the rule', () => {
     expect(problems({ checkType: 'TCP', name: 't', request: { hostname: 'h:80', port: 80 } })).toEqual([
       'request.hostname: must not contain a port: use the port field',
     ]);
-    expect(problems({ checkType: 'TCP', name: 't', request: { hostname: 'h', port: 0 } })).toEqual(['request.port: must be at least 1']);
+    expect(problems({ checkType: 'TCP', name: 't', request: { hostname: 'h', port: 0 } })).toEqual([
+      'request.port: must be at least 1',
+    ]);
     expect(problems({ checkType: 'DNS', name: 'd', request: { query: 'q'.repeat(101) } })).toEqual([
       'request.query: must be at most 100 characters',
     ]);
-    expect(problems({ checkType: 'DNS', name: 'd', request: { query: 'q', recordType: 'PTR' } })[0]).toContain(
-      'request.recordType: must be one of A, AAAA, CNAME, MX, NS, TXT, SOA, HTTPS',
+    expect(
+      problems({ checkType: 'DNS', name: 'd', request: { query: 'q', recordType: 'PTR' } })[0],
+    ).toContain('request.recordType: must be one of A, AAAA, CNAME, MX, NS, TXT, SOA, HTTPS');
+    expect(problems({ checkType: 'DNS', name: 'd', request: { query: 'q' }, maxResponseTime: 5001 })).toEqual(
+      ['maxResponseTime: must be at most 5000'],
     );
-    expect(problems({ checkType: 'DNS', name: 'd', request: { query: 'q' }, maxResponseTime: 5001 })).toEqual([
-      'maxResponseTime: must be at most 5000',
-    ]);
   });
 
   it('checks heartbeat periods', () => {
@@ -162,13 +256,17 @@ describe('check model: rules name the field and the rule', () => {
       name: 'h',
       heartbeat: { period, periodUnit, grace: 1, graceUnit: 'hours' },
     });
-    expect(problems(hb(29, 'seconds'))).toEqual(['heartbeat.period: must be between 30 seconds and 365 days']);
+    expect(problems(hb(29, 'seconds'))).toEqual([
+      'heartbeat.period: must be between 30 seconds and 365 days',
+    ]);
     expect(problems(hb(366, 'days'))).toEqual(['heartbeat.period: must be between 30 seconds and 365 days']);
     expect(problems(hb(30, 'seconds'))).toEqual([]);
   });
 
   it('reports every problem of a check at once, cross-field rules included', () => {
-    const found = problems(url({ frequencyOffset: 200, description: 'x'.repeat(501), request: { url: 'nope' } }));
+    const found = problems(
+      url({ frequencyOffset: 200, description: 'x'.repeat(501), request: { url: 'nope' } }),
+    );
     expect(found).toHaveLength(3);
   });
 
@@ -186,8 +284,19 @@ describe('check model: rules name the field and the rule', () => {
     expect(problems(api({ source: 'JSON_BODY', property: 'items[0]' }))).toEqual([
       'request.assertions[0].property: must be a JSONPath starting with $',
     ]);
-    expect(problems(api({ source: 'TEXT_BODY', regex: '(' }))).toEqual(['request.assertions[0].regex: must be a valid regular expression']);
-    const icmp = { checkType: 'ICMP', name: 'i', request: { hostname: 'h', assertions: [{ source: 'LATENCY', property: 'p99', comparison: 'LESS_THAN', target: '5' }] } };
-    expect(problems(icmp)).toEqual(['request.assertions[0].property: must be one of avg, min, max, stdDev for a LATENCY assertion']);
+    expect(problems(api({ source: 'TEXT_BODY', regex: '(' }))).toEqual([
+      'request.assertions[0].regex: must be a valid regular expression',
+    ]);
+    const icmp = {
+      checkType: 'ICMP',
+      name: 'i',
+      request: {
+        hostname: 'h',
+        assertions: [{ source: 'LATENCY', property: 'p99', comparison: 'LESS_THAN', target: '5' }],
+      },
+    };
+    expect(problems(icmp)).toEqual([
+      'request.assertions[0].property: must be one of avg, min, max, stdDev for a LATENCY assertion',
+    ]);
   });
 });

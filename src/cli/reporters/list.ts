@@ -1,4 +1,4 @@
-import { type CheckSession, failureOf, type SessionStatus } from '../../checks/index.js';
+import { failureOf, type SessionStatus } from '../../checks/index.js';
 import type { Reporter, ReporterOptions } from './reporter.js';
 
 const MARKS: Record<SessionStatus | 'RUNNING', string> = {

@@ -28,6 +28,8 @@ export interface SessionOptions {
   /** Cancels the session: the running attempt stops and no retry follows. */
   signal?: AbortSignal;
   executors?: ExecutorRegistry;
+  /** Overrides the kind's execution limit of each attempt, in milliseconds. */
+  limitMs?: number;
   /** Called with each result as it is made (ATTEMPT results, then the FINAL one). */
   onResult?: (result: CheckResult) => void;
 }
@@ -84,6 +86,7 @@ export async function runCheckSession(check: Check, options: SessionOptions): Pr
     runLocation: options.runLocation,
     clientCertificates: options.clientCertificates ?? [],
     signal: options.signal,
+    limitMs: options.limitMs,
   };
   const policy = retryPolicyOf(check);
   const startedAt = new Date();
