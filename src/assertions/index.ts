@@ -2,6 +2,8 @@
  * The assertion engine shared by executors. It depends on nothing else of ours: the shapes below are
  * structural, matching the assertion and assertion-result records of design/checks.md.
  */
+import { EvaluationContext } from './context.js';
+import { evaluateAssertion } from './evaluate.js';
 
 export interface AssertionSpec {
   source: string;
@@ -35,9 +37,19 @@ export interface AssertionSubject {
   latency?: { avg: number | null; min: number | null; max: number | null; stdDev: number | null };
 }
 
-export function evaluateAssertions(
-  _assertions: readonly AssertionSpec[],
-  _subject: AssertionSubject,
-): AssertionOutcome[] {
-  throw new Error('evaluateAssertions: being built');
+/**
+ * Evaluates each assertion against the subject, in order. Never throws: an unknown source or comparison, a
+ * source the subject does not offer, a bad regex or JSONPath, or invalid JSON gives that assertion an error.
+ * The subject's JSON is parsed at most once per call, and only when a JSON source is asked for.
+ */
+export function evaluateAssertions<A extends AssertionSpec>(
+  assertions: readonly A[],
+  subject: AssertionSubject,
+): (A & AssertionOutcome)[] {
+  if (!Array.isArray(assertions)) return [];
+  const context = new EvaluationContext(subject ?? {});
+  return assertions.map((assertion) => ({
+    ...(typeof assertion === 'object' ? assertion : ({} as A)),
+    ...evaluateAssertion(assertion, context),
+  }));
 }

@@ -62,7 +62,7 @@ export function assertionSchema(kind: AssertionKind) {
     .strictObject({
       source: z.enum(rules.sources as unknown as [string, ...string[]]),
       property: z.string().default(''),
-      comparison: z.enum(rules.comparisons as unknown as [string, ...string[]]),
+      comparison: z.enum(rules.comparisons as unknown as [Comparison, ...Comparison[]]),
       target: z.union([z.string(), z.number(), z.boolean()]).transform(String).default(''),
       regex: z.string().nullable().default(null),
     })

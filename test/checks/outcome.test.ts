@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { retryPolicyOf, shouldRetry, statusOf } from '../../src/checks/index.js';
+import {
+  type RetryStrategy,
+  retryPolicyOf,
+  retryStrategySchema,
+  shouldRetry,
+  statusOf,
+} from '../../src/checks/index.js';
 
 const ok = { hasErrors: false, hasFailures: false, isDegraded: false, overMaxResponseTime: false };
 
@@ -22,16 +28,8 @@ describe('status of a run', () => {
 });
 
 describe('retry policy', () => {
-  const strategy = (type: 'LINEAR' | 'EXPONENTIAL' | 'FIXED' | 'SINGLE_RETRY', extra = {}) => ({
-    retryStrategy: {
-      type,
-      baseBackoffSeconds: 10,
-      maxRetries: 3,
-      maxDurationSeconds: 600,
-      sameRegion: true,
-      onlyOn: [],
-      ...extra,
-    } as const,
+  const strategy = (type: RetryStrategy['type'], extra: Partial<RetryStrategy> = {}) => ({
+    retryStrategy: retryStrategySchema.parse({ type, baseBackoffSeconds: 10, maxRetries: 3, ...extra }),
   });
 
   it('waits base×attempt, base^attempt or base', () => {

@@ -300,3 +300,16 @@ describe('check model: rules name the field and the rule', () => {
     ]);
   });
 });
+
+describe('check model: hostnames', () => {
+  it('accepts IPv6 literals and names, refuses a port', () => {
+    for (const hostname of ['::1', '[::1]', 'fe80::1', '127.0.0.1', 'db.internal']) {
+      expect(problems({ checkType: 'TCP', name: 't', request: { hostname, port: 5432 } }), hostname).toEqual(
+        [],
+      );
+    }
+    expect(problems({ checkType: 'TCP', name: 't', request: { hostname: '[::1]:80', port: 80 } })).toEqual([
+      'request.hostname: must not contain a port: use the port field',
+    ]);
+  });
+});

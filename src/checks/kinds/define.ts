@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
 import type { CheckType } from '../enums.js';
 import { refineShared, sharedCheckFields } from '../shared.js';
@@ -27,6 +28,6 @@ export const hostnameSchema = z
   .refine((h) => !/^[a-z][a-z0-9+.-]*:\/\//i.test(h), {
     message: 'must not contain a scheme (like https://)',
   })
-  .refine((h) => !/^[^[\]]*:\d+$/.test(h) && !/^\[.*\]:\d+$/.test(h), {
+  .refine((h) => isIP(h) !== 0 || (!/^[^[\]]*:\d+$/.test(h) && !/^\[.*\]:\d+$/.test(h)), {
     message: 'must not contain a port: use the port field',
   });

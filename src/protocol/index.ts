@@ -1,0 +1,3 @@
+export * from './keys.js';
+export * from './messages.js';
+export * from './version.js';

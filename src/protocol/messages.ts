@@ -1,0 +1,145 @@
+import { z } from 'zod';
+import { CHECK_TYPES, RUN_SOURCES, SESSION_STATUSES } from '../checks/index.js';
+
+/** The two slot classes of an agent: lightweight kinds, and browser-based kinds. */
+export const SLOT_CLASSES = ['light', 'browser'] as const;
+export type SlotClass = (typeof SLOT_CLASSES)[number];
+
+const slotCounts = z.strictObject({ light: z.number().int().min(0), browser: z.number().int().min(0) });
+export type SlotCounts = z.infer<typeof slotCounts>;
+
+const capability = z.strictObject({ available: z.boolean(), reason: z.string().nullable() });
+
+// ── agent → control plane ─────────────────────────────────────────────────────────────────────────────
+
+/** First message on a connection. */
+export const helloMessage = z.strictObject({
+  type: z.literal('hello'),
+  protocolVersion: z.number().int(),
+  agentId: z.string().min(1).max(100),
+  agentVersion: z.string().max(50),
+  hostname: z.string().max(255),
+  platform: z.string().max(100),
+  nodeVersion: z.string().max(50),
+  runtimes: z.array(z.string().max(20)).max(20),
+  /** Every check kind, with whether this agent can run it and why not. */
+  capabilities: z.record(z.enum(CHECK_TYPES), capability),
+  slots: slotCounts,
+  /** Runs this agent is still executing from an earlier connection, so their leases carry on. */
+  running: z.array(z.string()).max(1000),
+});
+
+/** Grants more runs: the agent asks only for slots that are free and not yet asked for. */
+export const creditMessage = z.strictObject({ type: z.literal('credit'), credits: slotCounts });
+
+/** Keeps the connection and the leases of the named runs alive. */
+export const heartbeatMessage = z.strictObject({
+  type: z.literal('heartbeat'),
+  running: z.array(z.string()).max(1000),
+  queued: z.number().int().min(0),
+});
+
+/** Hands back runs that were received but not started (shutdown); they return to the queue at once. */
+export const releaseMessage = z.strictObject({
+  type: z.literal('release'),
+  runIds: z.array(z.string()).max(1000),
+});
+
+export const agentMessage = z.discriminatedUnion('type', [
+  helloMessage,
+  creditMessage,
+  heartbeatMessage,
+  releaseMessage,
+]);
+export type AgentMessage = z.infer<typeof agentMessage>;
+export type HelloMessage = z.infer<typeof helloMessage>;
+
+// ── control plane → agent ─────────────────────────────────────────────────────────────────────────────
+
+export const welcomeMessage = z.strictObject({
+  type: z.literal('welcome'),
+  protocolVersion: z.number().int(),
+  location: z.string(),
+  heartbeatIntervalMs: z.number().int().positive(),
+  leaseTtlMs: z.number().int().positive(),
+});
+
+const variable = z.strictObject({ key: z.string(), value: z.string(), secret: z.boolean().optional() });
+const clientCertificate = z.strictObject({
+  host: z.string(),
+  cert: z.string(),
+  key: z.string(),
+  ca: z.string().nullable().optional(),
+  passphrase: z.string().nullable().optional(),
+});
+
+/** One run of one check at this location, leased to the agent that receives it. */
+export const runMessage = z.strictObject({
+  type: z.literal('run'),
+  runId: z.string(),
+  checkSessionId: z.string(),
+  /** 1 for the first attempt, then one more per retry. */
+  attempt: z.number().int().min(1),
+  runSource: z.enum(RUN_SOURCES),
+  runLocation: z.string(),
+  /** The check as stored; the agent validates it with the check model before running it. */
+  check: z.record(z.string(), z.unknown()),
+  /** Variables the check inherits, highest priority first (group, then account). */
+  inheritedVariables: z.array(z.array(variable)),
+  clientCertificates: z.array(clientCertificate),
+  leaseExpiresAt: z.string(),
+});
+export type RunMessage = z.infer<typeof runMessage>;
+
+export const cancelMessage = z.strictObject({ type: z.literal('cancel'), runId: z.string() });
+
+/** A refusal; `fatal` errors (revoked key, unsupported protocol) close the connection and call for a slow retry. */
+export const errorMessage = z.strictObject({
+  type: z.literal('error'),
+  code: z.enum(['UNSUPPORTED_PROTOCOL', 'UNAUTHORIZED', 'REVOKED', 'BAD_MESSAGE', 'INTERNAL']),
+  message: z.string(),
+  fatal: z.boolean(),
+});
+
+export const controlMessage = z.discriminatedUnion('type', [
+  welcomeMessage,
+  runMessage,
+  cancelMessage,
+  errorMessage,
+]);
+export type ControlMessage = z.infer<typeof controlMessage>;
+
+// ── HTTP bodies ─────────────────────────────────────────────────────────────────────────────────────
+
+/**
+ * The result of one run, sent with header `Idempotency-Key: <runId>:<attempt>`; the control plane records the
+ * first it receives for a run and acknowledges every copy.
+ */
+export const resultUpload = z.strictObject({
+  runId: z.string(),
+  attempt: z.number().int().min(1),
+  agentId: z.string(),
+  status: z.enum(SESSION_STATUSES),
+  /** The result record of design/checks.md (resultType is decided by the control plane). */
+  result: z.record(z.string(), z.unknown()),
+  /** True when nothing answered at all: a NETWORK_ERROR for the retry strategy. */
+  networkError: z.boolean(),
+});
+export type ResultUpload = z.infer<typeof resultUpload>;
+
+export const resultAck = z.strictObject({ recorded: z.boolean(), duplicate: z.boolean() });
+
+/** An error-level event of an agent; holds no keys, variables, check configuration, URLs, headers or bodies. */
+export const errorReport = z.strictObject({
+  message: z.string().max(2000),
+  stack: z.string().max(16_000).nullable(),
+  agentVersion: z.string().max(50),
+  platform: z.string().max(100),
+  nodeVersion: z.string().max(50),
+  time: z.string(),
+});
+export type ErrorReport = z.infer<typeof errorReport>;
+
+export function idempotencyKey(runId: string, attempt: number): string {
+  return `${runId}:${attempt}`;
+}

@@ -1,0 +1,33 @@
+/** The agent ⇄ control-plane protocol version; both sides refuse a handshake with a version they do not speak. */
+export const PROTOCOL_VERSION = 1;
+export const SUPPORTED_PROTOCOL_VERSIONS: readonly number[] = [1];
+
+/** Paths of the protocol under the control plane's base URL. */
+export const AGENT_PATHS = {
+  connect: '/v1/agent/connect',
+  results: '/v1/agent/results',
+  artifact: (runId: string, name: string) =>
+    `/v1/agent/runs/${encodeURIComponent(runId)}/artifacts/${encodeURIComponent(name)}`,
+  errors: '/v1/agent/errors',
+} as const;
+
+/** Limits shared by both sides. */
+export const PROTOCOL_LIMITS = {
+  /** Largest artifact accepted, in bytes (150 MB). */
+  artifactBytes: 150 * 1024 * 1024,
+  /** How often an agent sends a heartbeat. */
+  heartbeatIntervalMs: 10_000,
+  /** A lease lasts this long after the last heartbeat that named the run. */
+  leaseTtlMs: 45_000,
+  /** Largest WebSocket message, in bytes. */
+  maxMessageBytes: 16 * 1024 * 1024,
+} as const;
+
+/** WebSocket close codes of the protocol (4000–4999 are for applications). */
+export const CLOSE_CODES = {
+  unsupportedProtocol: 4400,
+  unauthorized: 4401,
+  revoked: 4403,
+  replaced: 4409,
+  shuttingDown: 4503,
+} as const;

@@ -1,0 +1,28 @@
+import { type CheckOf, tcpCheckSchema, type Variable, VariableSet } from '../../../src/checks/index.js';
+import type { ExecutionContext } from '../../../src/executors/types.js';
+
+/** A TCP check as a user would write it, with every default applied by the check model. */
+export function tcpCheck(
+  request: Record<string, unknown>,
+  fields: Record<string, unknown> = {},
+): CheckOf<'TCP'> {
+  return tcpCheckSchema.parse({ name: 'tcp test', checkType: 'TCP', request, ...fields });
+}
+
+export function runContext(options: { signal?: AbortSignal; variables?: Variable[] } = {}): ExecutionContext {
+  return {
+    signal: options.signal ?? new AbortController().signal,
+    variables: new VariableSet(options.variables ?? []),
+    mask: (text) => text,
+    runLocation: 'test',
+    runId: 'tcp-test',
+    clientCertificates: [],
+  };
+}
+
+export const assertion = (
+  source: 'RESPONSE_DATA' | 'RESPONSE_TIME',
+  comparison: string,
+  target: string,
+  property = '',
+) => ({ source, comparison, target, property, regex: null });
