@@ -1,0 +1,84 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ApiError } from '../http/errors.js';
+import type { Db } from '../store/db.js';
+import type { AuthContext } from './context.js';
+import { hashKey } from './keys.js';
+
+interface KeyRow {
+  id: string;
+  account_id: string;
+  kind: 'user' | 'location';
+  private_location_id: string | null;
+  slug_name: string | null;
+}
+
+export function bearerOf(request: FastifyRequest): string | null {
+  const header = request.headers.authorization;
+  if (typeof header !== 'string') return null;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return match?.[1] ?? null;
+}
+
+/** Finds an active key by its hash. */
+export async function lookupKey(db: Db, key: string): Promise<AuthContext | null> {
+  const [row] = await db.query<KeyRow>(
+    `SELECT k.id, k.account_id, k.kind, k.private_location_id, l.slug_name
+       FROM api_keys k LEFT JOIN private_locations l ON l.id = k.private_location_id
+      WHERE k.key_hash = $1 AND k.revoked_at IS NULL`,
+    [hashKey(key)],
+  );
+  if (!row) return null;
+  return {
+    kind: row.kind,
+    accountId: row.account_id,
+    keyId: row.id,
+    privateLocationId: row.private_location_id,
+    locationSlug: row.slug_name,
+  };
+}
+
+/**
+ * Checks the bearer key and the account header of every request to a route that needs them:
+ * 401 without valid credentials, 403 when the key may not act here (another account, or an agent key on the API).
+ */
+export async function authenticate(
+  db: Db,
+  request: FastifyRequest,
+  needed: AuthContext['kind'],
+): Promise<AuthContext> {
+  const key = bearerOf(request);
+  if (!key) {
+    throw new ApiError(
+      401,
+      'Missing credentials: send Authorization: Bearer <API_KEY>',
+      {},
+      { 'www-authenticate': 'Bearer' },
+    );
+  }
+  const auth = await lookupKey(db, key);
+  if (!auth) throw new ApiError(401, 'Invalid or revoked API key', {}, { 'www-authenticate': 'Bearer' });
+  const account = request.headers['x-service-account'];
+  if (typeof account !== 'string' || account === '') {
+    throw new ApiError(401, 'Missing account: send x-service-account: <ACCOUNT_ID> with the API key');
+  }
+  if (account !== auth.accountId)
+    throw new ApiError(403, 'This API key does not belong to the account in x-service-account');
+  if (auth.kind !== needed) {
+    throw new ApiError(
+      403,
+      auth.kind === 'location'
+        ? 'Private-location keys open the agent routes only; use a user API key'
+        : 'This route is for agents; use a private-location key',
+    );
+  }
+  return auth;
+}
+
+/** Installs authentication on every route by its `config.auth`. */
+export function registerAuth(app: FastifyInstance, db: Db): void {
+  app.addHook('onRequest', async (request) => {
+    const needed = request.routeOptions.config.auth;
+    if (!needed || needed === 'none') return;
+    request.auth = await authenticate(db, request, needed);
+  });
+}

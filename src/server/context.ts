@@ -1,0 +1,11 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { ServerConfig } from './config.js';
+import type { Db } from './store/db.js';
+
+/** What route modules and background services of the control plane share. */
+export interface ServerContext {
+  db: Db;
+  config: ServerConfig;
+  log: FastifyBaseLogger;
+  version: string;
+}

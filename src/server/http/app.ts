@@ -1,0 +1,79 @@
+import rateLimit from '@fastify/rate-limit';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { bearerOf, registerAuth } from '../auth/authenticate.js';
+import { hashKey } from '../auth/keys.js';
+import type { Db } from '../store/db.js';
+import { ApiError, errorBody } from './errors.js';
+import { openApiDocument } from './openapi.js';
+import { RouteRegistry } from './route.js';
+
+export interface AppOptions {
+  db: Db;
+  version: string;
+  publicUrl: string;
+  logger?: FastifyBaseLogger | boolean;
+  /** Requests per key per window (spec: 600 per 60 s). */
+  rateLimit?: { max: number; windowMs: number };
+}
+
+/** Largest JSON body accepted (check scripts and certificates fit easily). */
+const BODY_LIMIT_BYTES = 5 * 1024 * 1024;
+
+/**
+ * The HTTP app without routes: error bodies of the spec, authentication, rate limit and the OpenAPI document.
+ * Route modules register themselves on it with `defineRoute`.
+ */
+export async function createApp(options: AppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: options.logger ?? false,
+    bodyLimit: BODY_LIMIT_BYTES,
+    ajv: { customOptions: { coerceTypes: false } },
+  });
+  app.decorate('routeRegistry', new RouteRegistry());
+
+  app.setErrorHandler((error, request, reply) => {
+    if (error instanceof ApiError) {
+      return reply.code(error.statusCode).headers(error.headers).send(error.toBody());
+    }
+    const statusCode = (error as { statusCode?: number }).statusCode ?? 500;
+    if (statusCode === 429) return reply.code(429).send(error);
+    if (statusCode >= 400 && statusCode < 500) {
+      // Fastify's own client errors: malformed JSON, wrong content type, body too large.
+      return reply.code(statusCode).send(
+        errorBody(statusCode, (error as Error).message, {
+          code: (error as { code?: string }).code ?? null,
+        }),
+      );
+    }
+    request.log.error({ err: error }, 'request failed');
+    return reply.code(500).send(errorBody(500, 'Internal server error'));
+  });
+  app.setNotFoundHandler((request, reply) => {
+    reply.code(404).send(errorBody(404, `Route ${request.method} ${request.url.split('?')[0]} not found`));
+  });
+
+  const limit = options.rateLimit ?? { max: 600, windowMs: 60_000 };
+  await app.register(rateLimit, {
+    max: limit.max,
+    timeWindow: limit.windowMs,
+    keyGenerator: (request) => {
+      const key = bearerOf(request);
+      return key ? `key:${hashKey(key)}` : `ip:${request.ip}`;
+    },
+    errorResponseBuilder: (_request, context) => ({
+      ...errorBody(
+        429,
+        `Rate limit exceeded: ${context.max} requests per ${Math.round(limit.windowMs / 1000)} s; retry in ${Math.ceil(context.ttl / 1000)} s`,
+        {
+          retryAfterSeconds: Math.ceil(context.ttl / 1000),
+        },
+      ),
+    }),
+  });
+  registerAuth(app, options.db);
+
+  app.get('/openapi.json', { config: { auth: 'none' } }, async () =>
+    openApiDocument(app.routeRegistry.routes, { version: options.version, serverUrl: options.publicUrl }),
+  );
+  return app;
+}

@@ -1,0 +1,97 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { z } from 'zod';
+import type { AuthContext, AuthKind } from '../auth/context.js';
+import { parseOrThrow } from './validation.js';
+
+type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+type Schema = z.ZodType;
+type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
+
+export interface ResponseSpec {
+  description: string;
+  schema?: Schema;
+}
+
+/** One API route: its contract (validated, and published in the OpenAPI document) and its handler. */
+export interface RouteSpec<
+  P extends Schema | undefined,
+  Q extends Schema | undefined,
+  B extends Schema | undefined,
+> {
+  method: HttpMethod;
+  /** OpenAPI style, e.g. `/v1/checks/{id}`. */
+  path: string;
+  summary: string;
+  tag: string;
+  /** Who may call it: user API keys, private-location (agent) keys, or anyone. */
+  auth: AuthKind | 'none';
+  params?: P;
+  query?: Q;
+  body?: B;
+  /** By status code; the first 2xx is the status of a successful call. */
+  responses: Record<number, ResponseSpec>;
+  /** Marks a route that the OpenAPI document lists as deprecated. */
+  deprecated?: boolean;
+  handler: (call: {
+    params: Out<P>;
+    query: Out<Q>;
+    body: Out<B>;
+    auth: AuthContext;
+    request: FastifyRequest;
+    reply: FastifyReply;
+  }) => Promise<unknown>;
+}
+
+export type AnyRouteSpec = RouteSpec<Schema | undefined, Schema | undefined, Schema | undefined>;
+
+/** The routes of an app, for the OpenAPI document. */
+export class RouteRegistry {
+  readonly routes: AnyRouteSpec[] = [];
+}
+
+export function fastifyPath(path: string): string {
+  return path.replace(/\{(\w+)\}/g, ':$1');
+}
+
+/** Registers a route on the app with validation of params, query and body, and records it for OpenAPI. */
+export function defineRoute<
+  P extends Schema | undefined,
+  Q extends Schema | undefined,
+  B extends Schema | undefined,
+>(app: FastifyInstance, spec: RouteSpec<P, Q, B>): void {
+  app.routeRegistry.routes.push(spec as unknown as AnyRouteSpec);
+  const successStatus = Number(Object.keys(spec.responses).find((code) => code.startsWith('2')) ?? 200);
+  app.route({
+    method: spec.method,
+    url: fastifyPath(spec.path),
+    config: { auth: spec.auth },
+    handler: async (request, reply) => {
+      const params = spec.params ? parseOrThrow(spec.params, request.params, 'params') : undefined;
+      const query = spec.query ? parseOrThrow(spec.query, request.query, 'query') : undefined;
+      const body = spec.body ? parseOrThrow(spec.body, request.body ?? {}, 'body') : undefined;
+      const result = await spec.handler({
+        params: params as Out<P>,
+        query: query as Out<Q>,
+        body: body as Out<B>,
+        auth: request.auth as AuthContext,
+        request,
+        reply,
+      });
+      if (reply.sent) return reply;
+      if (reply.statusCode === 200) reply.code(successStatus);
+      return successStatus === 204 ? reply.send() : reply.send(result);
+    },
+  });
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    routeRegistry: RouteRegistry;
+  }
+  interface FastifyContextConfig {
+    auth?: AuthKind | 'none';
+  }
+  interface FastifyRequest {
+    auth?: AuthContext;
+  }
+}

@@ -1,0 +1,79 @@
+import { PGlite } from '@electric-sql/pglite';
+import pg from 'pg';
+
+/** The store's one interface over PGlite (embedded) and PostgreSQL. SQL is PostgreSQL's; params are $1, $2… */
+export interface Db {
+  readonly kind: 'pglite' | 'postgres';
+  query<T = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<T[]>;
+  /** Runs SQL text of several statements, without parameters (migrations). */
+  exec(sql: string): Promise<void>;
+  /** Runs `fn` in one transaction; it commits when `fn` resolves and rolls back when it throws. */
+  transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+export interface DbOptions {
+  /** A postgres:// URL; when absent the embedded store is used. */
+  databaseUrl?: string;
+  /** Folder of the embedded store; absent means in memory. */
+  dataDir?: string;
+}
+
+export async function openDb(options: DbOptions): Promise<Db> {
+  return options.databaseUrl ? openPostgres(options.databaseUrl) : openPglite(options.dataDir);
+}
+
+async function openPglite(dataDir?: string): Promise<Db> {
+  const db = new PGlite(dataDir);
+  await db.waitReady;
+  const wrap = (q: Pick<PGlite, 'query' | 'exec'>): Db => ({
+    kind: 'pglite',
+    query: async <T>(sql: string, params?: readonly unknown[]) =>
+      (await q.query<T>(sql, params as unknown[])).rows,
+    exec: async (sql) => {
+      await q.exec(sql);
+    },
+    transaction: (fn) => (q === db ? db.transaction((tx) => fn(wrap(tx))) : fn(wrap(q))),
+    close: async () => {},
+  });
+  return { ...wrap(db), close: () => db.close() };
+}
+
+async function openPostgres(databaseUrl: string): Promise<Db> {
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 });
+  // A pool error (a server restart) must not crash the process; the next query reconnects.
+  pool.on('error', () => {});
+  const wrapClient = (client: pg.PoolClient): Db => ({
+    kind: 'postgres',
+    query: async <T>(sql: string, params?: readonly unknown[]) =>
+      (await client.query(sql, params as unknown[])).rows as T[],
+    exec: async (sql) => {
+      await client.query(sql);
+    },
+    transaction: (fn) => fn(wrapClient(client)),
+    close: async () => {},
+  });
+  return {
+    kind: 'postgres',
+    query: async <T>(sql: string, params?: readonly unknown[]) =>
+      (await pool.query(sql, params as unknown[])).rows as T[],
+    exec: async (sql) => {
+      await pool.query(sql);
+    },
+    async transaction(fn) {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        const result = await fn(wrapClient(client));
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => {});
+        throw error;
+      } finally {
+        client.release();
+      }
+    },
+    close: () => pool.end(),
+  };
+}
