@@ -1,0 +1,76 @@
+import { type ApiCheckResult, type HttpCheck, responseTimeFlags } from '../../checks/index.js';
+import type { Attempt } from '../types.js';
+import { judge, type Verdict } from './assertions.js';
+import { describeError, OverMaxResponseTimeError } from './errors.js';
+import type { Exchange } from './exchange.js';
+import type { JobLog } from './job-log.js';
+import { bodyOf, responseRecord } from './response-record.js';
+import { runTimings } from './timings.js';
+
+export interface AttemptInput {
+  check: HttpCheck;
+  request: ApiCheckResult['request'];
+  exchange: Exchange;
+  /** Why the run's signal aborted the request, if it did. */
+  abortReason: Error | null;
+  log: JobLog;
+  startedAt: Date;
+}
+
+function assess(check: HttpCheck, facts: Parameters<typeof judge>[1]): Verdict & { crash: string | null } {
+  try {
+    return { ...judge(check, facts), crash: null };
+  } catch (error) {
+    return {
+      assertions: [],
+      failure: null,
+      crash: `assertions could not be evaluated: ${describeError(error)}`,
+    };
+  }
+}
+
+/** The attempt a run's exchange amounts to: flags, error line and the apiCheckResult detail. */
+export function attemptOf({ check, request, exchange, abortReason, log, startedAt }: AttemptInput): Attempt {
+  const times = runTimings(exchange.hops);
+  const responseTime = times.timingPhases.total;
+  const flags = responseTimeFlags(responseTime, check);
+  const abortedOverMax = exchange.error !== null && abortReason instanceof OverMaxResponseTimeError;
+  const overMaxResponseTime = abortedOverMax || flags.overMaxResponseTime;
+
+  let requestError: string | null = null;
+  if (exchange.error !== null) requestError = describeError(abortReason ?? exchange.error);
+  else if (overMaxResponseTime) requestError = `the response time exceeded ${check.maxResponseTime} ms`;
+
+  const received = exchange.response;
+  let verdict: Verdict = { assertions: [], failure: null };
+  let response: ApiCheckResult['response'] = null;
+  if (received) {
+    const body = bodyOf(received);
+    const tls = exchange.hops.at(-1)?.tls ?? null;
+    response = responseRecord(received, check.checkType === 'URL' ? { ...body, body: '' } : body, times, tls);
+    if (requestError === null) {
+      const assessed = assess(check, { ...received, text: body.text, responseTime });
+      verdict = assessed;
+      requestError = assessed.crash;
+    }
+  }
+
+  if (requestError !== null) log.error(requestError);
+  else if (verdict.failure !== null) log.error(verdict.failure);
+  log.info(`response time ${responseTime} ms`);
+
+  return {
+    hasErrors: requestError !== null,
+    hasFailures: verdict.failure !== null,
+    isDegraded: flags.isDegraded,
+    overMaxResponseTime,
+    responseTime,
+    startedAt,
+    stoppedAt: new Date(),
+    networkError: received === null,
+    error: requestError ?? verdict.failure,
+    detail: {
+      apiCheckResult: { assertions: verdict.assertions, request, response, requestError, jobLog: log.lines },
+    },
+  };
+}

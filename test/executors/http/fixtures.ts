@@ -1,0 +1,42 @@
+import type { ApiCheckResult } from '../../../src/checks/index.js';
+import {
+  apiCheckSchema,
+  type CheckOf,
+  urlCheckSchema,
+  type Variable,
+  VariableSet,
+} from '../../../src/checks/index.js';
+import type { Attempt, ClientCertificate, ExecutionContext } from '../../../src/executors/types.js';
+
+/** An API check with every default applied; `request` and top-level fields as the check file would say. */
+export function apiCheck(
+  request: Record<string, unknown>,
+  fields: Record<string, unknown> = {},
+): CheckOf<'API'> {
+  return apiCheckSchema.parse({ name: 'api test', checkType: 'API', request, ...fields });
+}
+
+export function urlCheck(
+  request: Record<string, unknown>,
+  fields: Record<string, unknown> = {},
+): CheckOf<'URL'> {
+  return urlCheckSchema.parse({ name: 'url test', checkType: 'URL', request, ...fields });
+}
+
+export function runContext(
+  options: { variables?: Variable[]; clientCertificates?: ClientCertificate[]; signal?: AbortSignal } = {},
+): ExecutionContext {
+  return {
+    signal: options.signal ?? new AbortController().signal,
+    variables: new VariableSet(options.variables ?? []),
+    mask: (text) => text,
+    runLocation: 'test',
+    runId: 'test-run',
+    clientCertificates: options.clientCertificates ?? [],
+  };
+}
+
+export function apiResult(attempt: Attempt): ApiCheckResult {
+  if (!('apiCheckResult' in attempt.detail)) throw new Error('no apiCheckResult in the attempt');
+  return attempt.detail.apiCheckResult;
+}
