@@ -185,7 +185,10 @@ export function detailOf(result: CheckResult): Record<string, unknown> | undefin
   return undefined;
 }
 
-/** One line saying why a result failed: its request error, its first failing assertion, or its first error. */
+/**
+ * One line saying why a result failed or degraded: its request error, its first failing assertion, its first
+ * error, or the last error line of its log.
+ */
 export function failureOf(result: CheckResult): string | null {
   const detail = detailOf(result);
   if (!detail) return null;
@@ -193,5 +196,11 @@ export function failureOf(result: CheckResult): string | null {
   const failing = (detail.assertions as AssertionResult[] | undefined)?.find((a) => a.error);
   if (failing?.error) return failing.error;
   const errors = detail.errors as string[] | undefined;
-  return errors?.[0] ?? null;
+  if (errors?.[0]) return errors[0];
+  const log = (detail.jobLog ?? detail.logs) as JobLogLine[] | undefined;
+  const lastError = log?.findLast((line) => line.level === 'ERROR');
+  if (lastError) return lastError.msg;
+  if (result.isDegraded)
+    return `response time ${Math.round(result.responseTime)} ms is over the degraded threshold`;
+  return null;
 }

@@ -1,4 +1,4 @@
 export * from './keys.js';
 export * from './messages.js';
-export * from './version.js';
 export * from './slots.js';
+export * from './version.js';

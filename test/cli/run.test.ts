@@ -131,8 +131,8 @@ describe('vantage run', () => {
     ]);
     const run = await runCli(['run', file]);
     expect(run.code).toBe(1);
-    expect(run.stdout).toMatch(/✖ FAILED +Wants 201 \(API\) \d+ ms\n +.*201/);
-    expect(run.stdout).toMatch(/✔ PASSED +Fine \(URL\) \d+ ms/);
+    expect(run.stdout).toMatch(/✖ FAILED +Wants 201 \(API\) [\d.]+ ms\n +.*201/);
+    expect(run.stdout).toMatch(/✔ PASSED +Fine \(URL\) [\d.]+ ms/);
     expect(run.stdout).toContain('2 checks: 1 passed, 1 failed');
   });
 
@@ -148,6 +148,7 @@ describe('vantage run', () => {
     expect(xml).toContain('<testsuite name="vantage run" tests="2" failures="1"');
     expect(xml).toMatch(/<testcase classname="URL" name="Down" time="[\d.]+">\s*<failure/);
     expect(xml).toMatch(/<testcase classname="URL" name="Up" time="[\d.]+"\/>/);
+    expect(xml).toContain('status 500 is 400 or above');
     expect((await runCli(['run', file, '--reporter', 'junit'])).code).toBe(2);
   });
 

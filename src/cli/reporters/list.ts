@@ -11,7 +11,8 @@ const MARKS: Record<SessionStatus | 'RUNNING', string> = {
 };
 
 function formatMs(ms: number): string {
-  return ms >= 10_000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms)} ms`;
+  if (ms >= 10_000) return `${(ms / 1000).toFixed(1)} s`;
+  return ms < 10 ? `${ms.toFixed(2)} ms` : `${Math.round(ms)} ms`;
 }
 
 /** One readable line per check as it finishes, and a summary at the end. */

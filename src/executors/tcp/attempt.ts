@@ -1,6 +1,5 @@
 import { evaluateAssertions } from '../../assertions/index.js';
 import {
-  type Assertion,
   type AssertionResult,
   type CheckOf,
   responseTimeFlags,
