@@ -5,21 +5,15 @@
 import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { promisify } from 'node:util';
-import { apiCheckSchema, VariableSet } from '../src/checks/index.js';
+import { apiCheckSchema } from '../src/checks/index.js';
 import { executeApi } from '../src/executors/http/index.js';
-import type { ExecutionContext } from '../src/executors/types.js';
+import { benchContext, median } from './support.js';
 
 const DELAY_MS = 50;
 const RUNS = 20;
 const WARMUP = 3;
 
 const run = promisify(execFile);
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
-}
 
 /** The server runs in a process of its own, so its work does not share our event loop. */
 const SERVER = `
@@ -31,14 +25,7 @@ const [port] = (await once(server.stdout, 'data')) as [Buffer];
 const url = `http://127.0.0.1:${port.toString().trim()}/`;
 
 const check = apiCheckSchema.parse({ name: 'bench', checkType: 'API', request: { url } });
-const context: ExecutionContext = {
-  signal: new AbortController().signal,
-  variables: new VariableSet(),
-  mask: (text) => text,
-  runLocation: 'bench',
-  runId: 'bench',
-  clientCertificates: [],
-};
+const context = benchContext();
 
 /** Milliseconds from the start until connected, until the first byte, and in all. */
 interface Sample {

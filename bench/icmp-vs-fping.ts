@@ -9,8 +9,9 @@
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { icmpCheckSchema, VariableSet } from '../src/checks/index.js';
+import { icmpCheckSchema } from '../src/checks/index.js';
 import { executeIcmp, probeIcmpCapability } from '../src/executors/icmp/index.js';
+import { benchContext } from './support.js';
 
 const COUNT = 20;
 const TARGET = '127.0.0.1';
@@ -34,14 +35,7 @@ async function executorRtts(): Promise<number[]> {
     checkType: 'ICMP',
     request: { hostname: TARGET, pingCount: COUNT },
   });
-  const attempt = await executeIcmp(check, {
-    signal: new AbortController().signal,
-    variables: new VariableSet(),
-    mask: (text) => text,
-    runLocation: 'bench',
-    runId: 'bench',
-    clientCertificates: [],
-  });
+  const attempt = await executeIcmp(check, benchContext());
   if (!('icmpCheckResult' in attempt.detail)) throw new Error('not an ICMP result');
   const { response, requestError } = attempt.detail.icmpCheckResult;
   if (requestError) throw new Error(requestError);

@@ -7,9 +7,9 @@ import { execFile } from 'node:child_process';
 import { connect, createServer } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { promisify } from 'node:util';
-import { tcpCheckSchema, VariableSet } from '../src/checks/index.js';
+import { tcpCheckSchema } from '../src/checks/index.js';
 import { executeTcp } from '../src/executors/tcp/index.js';
-import type { ExecutionContext } from '../src/executors/types.js';
+import { benchContext, median, quantile } from './support.js';
 
 const SAMPLES = Number(process.argv[2] ?? 50);
 const WARM_UP = 5;
@@ -19,14 +19,7 @@ const server = createServer((socket) => socket.end());
 await new Promise<void>((resolve) => server.listen(0, HOST, resolve));
 const { port } = server.address() as { port: number };
 
-const context: ExecutionContext = {
-  signal: new AbortController().signal,
-  variables: new VariableSet(),
-  mask: (text) => text,
-  runLocation: 'bench',
-  runId: 'bench',
-  clientCertificates: [],
-};
+const context = benchContext();
 const check = tcpCheckSchema.parse({ name: 'bench', checkType: 'TCP', request: { hostname: HOST, port } });
 
 async function executorConnect(): Promise<number> {
@@ -83,10 +76,6 @@ for (let i = 0; i < WARM_UP + SAMPLES; i++) {
 }
 server.close();
 
-const quantile = (values: number[], q: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
-};
 const fmt = (ms: number) => `${ms.toFixed(3)} ms`;
 
 console.log(`TCP connect to ${HOST}:${port}, ${SAMPLES} samples each (after ${WARM_UP} warm-up)`);
@@ -99,7 +88,6 @@ for (const [name, values] of Object.entries(samples)) {
     `${name.padEnd(9)} median ${fmt(quantile(values, 0.5))}  p10 ${fmt(quantile(values, 0.1))}  p90 ${fmt(quantile(values, 0.9))}`,
   );
 }
-const median = (values: number[]) => quantile(values, 0.5);
 console.log(`executor − net.connect: ${fmt(median(samples.executor) - median(samples.net))} (medians)`);
 if (samples.curl.length > 0) {
   console.log(`executor − curl:        ${fmt(median(samples.executor) - median(samples.curl))} (medians)`);

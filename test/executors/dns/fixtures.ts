@@ -1,3 +1,5 @@
+export { runContext } from '../../support/execution.js';
+
 import { type CheckOf, dnsCheckSchema, type Variable, VariableSet } from '../../../src/checks/index.js';
 import type { ExecutionContext } from '../../../src/executors/types.js';
 import type { TestDnsServer } from '../../support/dns-server.js';
@@ -14,17 +16,6 @@ export function dnsCheck(
     request: { nameServer: server.address, port: server.port, ...request },
     ...fields,
   });
-}
-
-export function runContext(options: { signal?: AbortSignal; variables?: Variable[] } = {}): ExecutionContext {
-  return {
-    signal: options.signal ?? new AbortController().signal,
-    variables: new VariableSet(options.variables ?? []),
-    mask: (text) => text,
-    runLocation: 'test',
-    runId: 'dns-test',
-    clientCertificates: [],
-  };
 }
 
 export const assertion = (

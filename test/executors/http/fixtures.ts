@@ -1,3 +1,5 @@
+export { runContext } from '../../support/execution.js';
+
 import type { ApiCheckResult } from '../../../src/checks/index.js';
 import {
   apiCheckSchema,
@@ -21,19 +23,6 @@ export function urlCheck(
   fields: Record<string, unknown> = {},
 ): CheckOf<'URL'> {
   return urlCheckSchema.parse({ name: 'url test', checkType: 'URL', request, ...fields });
-}
-
-export function runContext(
-  options: { variables?: Variable[]; clientCertificates?: ClientCertificate[]; signal?: AbortSignal } = {},
-): ExecutionContext {
-  return {
-    signal: options.signal ?? new AbortController().signal,
-    variables: new VariableSet(options.variables ?? []),
-    mask: (text) => text,
-    runLocation: 'test',
-    runId: 'test-run',
-    clientCertificates: options.clientCertificates ?? [],
-  };
 }
 
 export function apiResult(attempt: Attempt): ApiCheckResult {

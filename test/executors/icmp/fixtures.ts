@@ -1,3 +1,5 @@
+export { runContext } from '../../support/execution.js';
+
 import { type CheckOf, icmpCheckSchema, VariableSet } from '../../../src/checks/index.js';
 import { probeIcmpCapability } from '../../../src/executors/icmp/index.js';
 import type { ExecutionContext } from '../../../src/executors/types.js';
@@ -8,17 +10,6 @@ export function icmpCheck(
   fields: Record<string, unknown> = {},
 ): CheckOf<'ICMP'> {
   return icmpCheckSchema.parse({ name: 'icmp test', checkType: 'ICMP', request, ...fields });
-}
-
-export function runContext(signal: AbortSignal = new AbortController().signal): ExecutionContext {
-  return {
-    signal,
-    variables: new VariableSet(),
-    mask: (text) => text,
-    runLocation: 'test',
-    runId: 'icmp-test',
-    clientCertificates: [],
-  };
 }
 
 export const assertion = (

@@ -82,7 +82,7 @@ describe.skipIf(!rawSockets.available)(needsRawSockets('pinging loopback'), () =
     setTimeout(() => controller.abort(new Error('the run was cancelled')), 700);
     const attempt = await executeIcmp(
       icmpCheck({ hostname: '127.0.0.1', pingCount: 20 }),
-      runContext(controller.signal),
+      runContext({ signal: controller.signal }),
     );
     const { response, requestError } = result(attempt);
 
@@ -116,7 +116,10 @@ describe('a target that cannot be pinged', () => {
   it('does nothing when the run was stopped before it began', async () => {
     const controller = new AbortController();
     controller.abort(new Error('the run exceeded its execution limit of 30000 ms'));
-    const attempt = await executeIcmp(icmpCheck({ hostname: '127.0.0.1' }), runContext(controller.signal));
+    const attempt = await executeIcmp(
+      icmpCheck({ hostname: '127.0.0.1' }),
+      runContext({ signal: controller.signal }),
+    );
     expect(attempt.hasErrors).toBe(true);
     expect(attempt.error).toBe('pinging stopped: the run exceeded its execution limit of 30000 ms');
     expect(result(attempt).response?.packetsSent).toBe(0);

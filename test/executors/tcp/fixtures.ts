@@ -1,3 +1,5 @@
+export { runContext } from '../../support/execution.js';
+
 import { type CheckOf, tcpCheckSchema, type Variable, VariableSet } from '../../../src/checks/index.js';
 import type { ExecutionContext } from '../../../src/executors/types.js';
 
@@ -7,17 +9,6 @@ export function tcpCheck(
   fields: Record<string, unknown> = {},
 ): CheckOf<'TCP'> {
   return tcpCheckSchema.parse({ name: 'tcp test', checkType: 'TCP', request, ...fields });
-}
-
-export function runContext(options: { signal?: AbortSignal; variables?: Variable[] } = {}): ExecutionContext {
-  return {
-    signal: options.signal ?? new AbortController().signal,
-    variables: new VariableSet(options.variables ?? []),
-    mask: (text) => text,
-    runLocation: 'test',
-    runId: 'tcp-test',
-    clientCertificates: [],
-  };
 }
 
 export const assertion = (
