@@ -51,11 +51,12 @@ export const checkGroupSchema = z
   })
   .superRefine(
     (group, ctx) => {
-      // A union reports only "does not match"; name the broken fields of an object strategy as well.
+      // When the union can only say "does not match", name the broken fields of an object strategy as well.
       const strategy = (group as { retryStrategy?: unknown }).retryStrategy;
       if (typeof strategy !== 'object' || strategy === null) return;
-      const parsed = retryStrategySchema.safeParse(strategy);
-      for (const issue of parsed.error?.issues ?? []) {
+      const unionIssues = groupRetryStrategySchema.safeParse(strategy).error?.issues ?? [];
+      if (!unionIssues.some((issue) => issue.code === 'invalid_union')) return;
+      for (const issue of retryStrategySchema.safeParse(strategy).error?.issues ?? []) {
         ctx.addIssue({ ...issue, path: ['retryStrategy', ...issue.path] } as z.core.$ZodRawIssue);
       }
     },

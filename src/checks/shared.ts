@@ -143,6 +143,7 @@ export function refineShared(kind: CheckType) {
       }
       return;
     }
+    if (frequencyOffset < 1) return; // its own minimum already says so
     if (bounds.allowed && !bounds.allowed.includes(frequencyOffset)) {
       ctx.addIssue({
         code: 'custom',

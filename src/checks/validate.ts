@@ -71,6 +71,9 @@ export function describeIssue(issue: z.core.$ZodIssue): string {
     case 'invalid_format':
       return `must be a valid ${issue.format}`;
     case 'invalid_union':
+      if ('options' in issue && Array.isArray(issue.options) && issue.options.length > 0) {
+        return `must be one of ${describeValues(issue.options)}`;
+      }
       return 'does not match any allowed form';
     default:
       return issue.message;

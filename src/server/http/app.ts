@@ -25,7 +25,9 @@ const BODY_LIMIT_BYTES = 5 * 1024 * 1024;
  */
 export async function createApp(options: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: options.logger ?? false,
+    ...(typeof options.logger === 'object'
+      ? { loggerInstance: options.logger }
+      : { logger: options.logger ?? false }),
     bodyLimit: BODY_LIMIT_BYTES,
     ajv: { customOptions: { coerceTypes: false } },
   });

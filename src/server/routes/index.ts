@@ -1,8 +1,40 @@
 import type { FastifyInstance } from 'fastify';
 import type { ServerContext } from '../context.js';
+import { registerAccountRoutes } from './accounts.js';
+import { registerAgentRoutes } from './agent.js';
+import { registerAlertChannelRoutes } from './alert-channels.js';
+import { registerCheckGroupRoutes } from './check-groups.js';
+import { registerCheckSessionRoutes } from './check-sessions.js';
+import { registerCheckRoutes } from './checks.js';
+import { registerClientCertificateRoutes } from './client-certificates.js';
+import { registerErrorGroupRoutes } from './error-groups.js';
+import { registerHeartbeatRoutes } from './heartbeats.js';
 import { registerLocationRoutes } from './locations.js';
+import { registerMaintenanceWindowRoutes } from './maintenance-windows.js';
+import { registerPrivateLocationRoutes } from './private-locations.js';
+import { registerStatusPageRoutes } from './status-pages.js';
+import { registerTestSessionRoutes } from './test-sessions.js';
+import { registerTriggerRunRoutes } from './trigger-runs.js';
+import { registerTriggerRoutes } from './triggers.js';
+import { registerVariableRoutes } from './variables.js';
 
 /** Every route module of the public API and the agent gateway. */
-export function registerRoutes(app: FastifyInstance, _context: ServerContext): void {
+export function registerRoutes(app: FastifyInstance, context: ServerContext): void {
   registerLocationRoutes(app);
+  registerAccountRoutes(app, context);
+  registerCheckRoutes(app, context);
+  registerCheckGroupRoutes(app, context);
+  registerHeartbeatRoutes(app, context);
+  registerTriggerRoutes(app, context);
+  registerTriggerRunRoutes(app, context);
+  registerAlertChannelRoutes(app, context);
+  registerVariableRoutes(app, context);
+  registerClientCertificateRoutes(app, context);
+  registerMaintenanceWindowRoutes(app, context);
+  registerStatusPageRoutes(app, context);
+  registerErrorGroupRoutes(app, context);
+  registerCheckSessionRoutes(app, context);
+  registerTestSessionRoutes(app, context);
+  registerPrivateLocationRoutes(app, context);
+  registerAgentRoutes(app, context);
 }

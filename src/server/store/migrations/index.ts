@@ -1,4 +1,6 @@
 import { core } from './001-core.js';
+import { resourceNumbers } from './010-resource-numbers.js';
+import { runs } from './020-runs.js';
 
 export interface Migration {
   name: string;
@@ -6,4 +8,4 @@ export interface Migration {
 }
 
 /** Every migration, in the order they apply; one set for PGlite and PostgreSQL. Never edit one that shipped. */
-export const MIGRATIONS: readonly Migration[] = [core];
+export const MIGRATIONS: readonly Migration[] = [core, resourceNumbers, runs];

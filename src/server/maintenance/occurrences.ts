@@ -1,0 +1,78 @@
+import type { StoredResource } from '../store/resources.js';
+import type { MaintenanceWindowDocument, RepeatUnit } from './schema.js';
+
+/** Occurrences looked at, at most: a daily window repeats for 27 years before this. */
+export const MAX_OCCURRENCE = 10_000;
+
+/** `date` moved by `count` units; months keep the day of month, or the month's last day when it is shorter. */
+function addUnits(date: Date, unit: RepeatUnit, count: number): Date {
+  const out = new Date(date.getTime());
+  if (unit === 'DAY') out.setUTCDate(out.getUTCDate() + count);
+  else if (unit === 'WEEK') out.setUTCDate(out.getUTCDate() + 7 * count);
+  else {
+    const day = out.getUTCDate();
+    out.setUTCDate(1);
+    out.setUTCMonth(out.getUTCMonth() + count);
+    const lastDay = new Date(Date.UTC(out.getUTCFullYear(), out.getUTCMonth() + 1, 0)).getUTCDate();
+    out.setUTCDate(Math.min(day, lastDay));
+  }
+  return out;
+}
+
+/** Occurrence number `n` (0 is the first) of a window, or null when the window has no such occurrence. */
+export function occurrence(
+  window: MaintenanceWindowDocument,
+  n: number,
+): { startsAt: Date; endsAt: Date } | null {
+  if (!Number.isInteger(n) || n < 0 || n > MAX_OCCURRENCE) return null;
+  const startsAt = new Date(window.startsAt);
+  const duration = new Date(window.endsAt).getTime() - startsAt.getTime();
+  if (n > 0 && (!window.repeatUnit || !window.repeatInterval)) return null;
+  const start =
+    n === 0
+      ? startsAt
+      : addUnits(startsAt, window.repeatUnit as RepeatUnit, n * (window.repeatInterval as number));
+  if (n > 0 && window.repeatEndsAt && start.getTime() > new Date(window.repeatEndsAt).getTime()) return null;
+  return { startsAt: start, endsAt: new Date(start.getTime() + duration) };
+}
+
+function statusAt(span: { startsAt: Date; endsAt: Date }, now: Date) {
+  if (now < span.startsAt) return 'SCHEDULED' as const;
+  return now < span.endsAt ? ('IN_PROGRESS' as const) : ('COMPLETED' as const);
+}
+
+/** The spec's Maintenance for occurrence `n`; its id is the occurrence number. */
+export function maintenanceOf(
+  window: StoredResource<MaintenanceWindowDocument>,
+  n: number,
+  now = new Date(),
+) {
+  const span = occurrence(window.document, n);
+  if (!span) return null;
+  return {
+    id: String(n),
+    maintenanceWindowId: Number(window.id),
+    startsAt: span.startsAt.toISOString(),
+    endsAt: span.endsAt.toISOString(),
+    status: statusAt(span, now),
+    created_at: window.created_at,
+    updated_at: window.updated_at ?? window.created_at,
+    updates: [],
+  };
+}
+
+/** Up to `limit` occurrences that end after `from`, in order. */
+export function maintenancesFrom(
+  window: StoredResource<MaintenanceWindowDocument>,
+  from: Date,
+  limit: number,
+  now = new Date(),
+) {
+  const out = [];
+  for (let n = 0; n <= MAX_OCCURRENCE && out.length < limit; n++) {
+    const m = maintenanceOf(window, n, now);
+    if (!m) break;
+    if (new Date(m.endsAt) > from) out.push(m);
+  }
+  return out;
+}
