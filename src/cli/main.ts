@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { agentCommand } from './agent.js';
 import { EXIT, runCommand } from './run/command.js';
 import { version } from './version.js';
 
@@ -48,6 +49,15 @@ program
     });
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+  });
+
+program
+  .command('agent')
+  .description(
+    'Run the agent of a private location: pull checks from the control plane, run them, report the results (configured by environment variables, see README)',
+  )
+  .action(async () => {
+    await agentCommand();
   });
 
 await program.parseAsync();

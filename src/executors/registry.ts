@@ -8,6 +8,15 @@ import { unsupported } from './unsupported.js';
 
 export type ExecutorRegistry = Record<CheckType, Executor>;
 
+/** Kinds this build never runs, and why: a run of one fails with the reason; agents are not offered them. */
+export const UNAVAILABLE_KINDS = {
+  BROWSER: 'the browser executor is not built yet',
+  MULTI_STEP: 'the multi-step executor is not built yet',
+  PLAYWRIGHT: 'the Playwright check-suite executor is not built yet',
+  HEARTBEAT: 'heartbeat monitors are not run by an agent; the control plane records their pings',
+  AGENTIC: 'agentic checks run only on the service’s own locations',
+} as const satisfies Partial<Record<CheckType, string>>;
+
 /** The executor of every check kind in this build. */
 export const defaultExecutors: ExecutorRegistry = {
   URL: executeUrl as Executor,
@@ -15,12 +24,7 @@ export const defaultExecutors: ExecutorRegistry = {
   TCP: executeTcp as Executor,
   DNS: executeDns as Executor,
   ICMP: executeIcmp as Executor,
-  BROWSER: unsupported('BROWSER', 'the browser executor is not built yet'),
-  MULTI_STEP: unsupported('MULTI_STEP', 'the multi-step executor is not built yet'),
-  PLAYWRIGHT: unsupported('PLAYWRIGHT', 'the Playwright check-suite executor is not built yet'),
-  HEARTBEAT: unsupported(
-    'HEARTBEAT',
-    'heartbeat monitors are not run by an agent; the control plane records their pings',
-  ),
-  AGENTIC: unsupported('AGENTIC', 'agentic checks run only on the service’s own locations'),
+  ...(Object.fromEntries(
+    Object.entries(UNAVAILABLE_KINDS).map(([kind, reason]) => [kind, unsupported(kind as CheckType, reason)]),
+  ) as Record<keyof typeof UNAVAILABLE_KINDS, Executor>),
 };

@@ -5,6 +5,7 @@ import type { ServerConfig } from './config.js';
 import type { ServerContext } from './context.js';
 import { createApp } from './http/app.js';
 import { registerRoutes } from './routes/index.js';
+import { attachRunServices, type RunServiceOptions, type RunServices } from './scheduler/run-services.js';
 import { openDb } from './store/db.js';
 import { migrate } from './store/migrate.js';
 
@@ -12,6 +13,8 @@ export interface RunningServer {
   app: FastifyInstance;
   context: ServerContext;
   bootstrap: Bootstrap;
+  /** The scheduler, queue sweeps, metrics sampler and agent gateway of this server. */
+  runs: RunServices;
   /** The base URL it listens on. */
   url: string;
   close(): Promise<void>;
@@ -22,6 +25,8 @@ export interface StartOptions {
   version: string;
   logger?: FastifyBaseLogger;
   rateLimit?: { max: number; windowMs: number };
+  /** Clock and timings of the run machinery (tests); the defaults suit production. */
+  runs?: RunServiceOptions;
 }
 
 /** Opens the store, migrates it, makes the first account if needed, and serves the API. */
@@ -42,15 +47,19 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     rateLimit: options.rateLimit,
   });
   const context: ServerContext = { db, config, log: app.log, version: options.version };
+  const runs = attachRunServices(context, options.runs);
   registerRoutes(app, context);
   const address = await app.listen({ port: config.port, host: config.host });
+  runs.start(app.server);
   const url = address.replace('0.0.0.0', '127.0.0.1').replace('[::]', '127.0.0.1');
   return {
     app,
     context,
     bootstrap,
+    runs,
     url,
     async close() {
+      await runs.stop();
       await app.close();
       await db.close();
     },

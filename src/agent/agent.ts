@@ -1,0 +1,272 @@
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { DestinationStream } from 'pino';
+import { version } from '../cli/version.js';
+import { defaultExecutors } from '../executors/registry.js';
+import { createErrorReporter, type ErrorReporter } from '../observability/error-reporter.js';
+import { createLogger, type Logger } from '../observability/logger.js';
+import { createAgentMetrics } from '../observability/metrics.js';
+import { SecretValues } from '../observability/secret-values.js';
+import { AGENT_PATHS, idempotencyKey, type RunMessage, type SlotCounts } from '../protocol/index.js';
+import { bundledRuntimes, probeCapabilities } from './capabilities.js';
+import type { AgentConfig } from './config.js';
+import { Backoff } from './connection/backoff.js';
+import { ControlConnection } from './connection/client.js';
+import { helloMessage } from './connection/hello.js';
+import { ArtifactUploader } from './delivery/artifacts.js';
+import { ControlPlaneHttp } from './delivery/http-client.js';
+import { ResultDelivery } from './delivery/results.js';
+import { type HealthReport, startHealthServer } from './health/server.js';
+import { loadAgentId } from './identity.js';
+import { Runner } from './runner.js';
+import { sensitiveEnvValues, urlPasswords } from './sensitive.js';
+import { gracefulShutdown } from './shutdown.js';
+import { SlotLedger } from './slots/ledger.js';
+import { SlotQueues } from './slots/queues.js';
+import { ResultSpool } from './spool/spool.js';
+
+/** Knobs for tests; production uses the defaults. */
+export interface AgentOptions {
+  /** Where log lines go (stdout by default). */
+  logDestination?: DestinationStream;
+  /** Reconnect back-off (1 s doubling to 60 s). */
+  reconnect?: { baseMs: number; maxMs: number };
+  /** Wait after a fatal refusal (5 minutes). */
+  fatalRetryMs?: number;
+  /** Result delivery back-off (1 s doubling to 30 s). */
+  deliveryRetry?: { baseMs: number; maxMs: number };
+}
+
+export interface AgentHandle {
+  agentId: string;
+  /** The port the health server listens on (useful with AGENT_HEALTH_PORT=0). */
+  healthPort: number;
+  log: Logger;
+  /** Streams a run's artifacts to the control plane (for executors that produce them). */
+  artifacts: ArtifactUploader;
+  /** Graceful shutdown (readiness 503 at once); resolves when everything is closed. */
+  stop(): Promise<void>;
+  /** Waits for error reports under way (before a crash exit). */
+  flushErrorReports(): Promise<void>;
+}
+
+/** A problem with the environment the agent was given; the CLI prints it as one line and exits 2. */
+export class StartupError extends Error {}
+
+/** Starts the agent: health server, spool replay, then the connection to the control plane. */
+export async function startAgent(config: AgentConfig, options: AgentOptions = {}): Promise<AgentHandle> {
+  const startedAt = Date.now();
+  const secrets = new SecretValues([config.apiKey, ...urlPasswords(config)]);
+  let reporter: ErrorReporter | undefined;
+  const log = createLogger({
+    level: config.logLevel,
+    destination: options.logDestination,
+    secrets,
+    onError: (event) => reporter?.report(event),
+  });
+
+  let agentId: string;
+  let spool: ResultSpool;
+  const metrics = createAgentMetrics();
+  try {
+    await mkdir(config.dataDir, { recursive: true });
+    agentId = await loadAgentId(config.dataDir);
+    spool = await ResultSpool.open(join(config.dataDir, 'spool'), {
+      maxBytes: config.spoolMaxBytes,
+      log,
+      onDropped: (count) => metrics.droppedResults.inc(count),
+    });
+  } catch (error) {
+    throw new StartupError(`AGENT_DATA_DIR: cannot use ${config.dataDir}: ${(error as Error).message}`);
+  }
+
+  const http = new ControlPlaneHttp(config);
+  reporter = createErrorReporter({
+    enabled: config.externalObservability,
+    agentVersion: version,
+    secrets,
+    envValues: sensitiveEnvValues(process.env),
+    send: async (report) => {
+      const answer = await http.postJson(AGENT_PATHS.errors, report);
+      if (answer.status >= 300) throw new Error(`the control plane answered ${answer.status}`);
+    },
+    onSendFailure: (error) => log.debug({ error: (error as Error).message }, 'an error report was not sent'),
+  });
+  const delivery = new ResultDelivery({
+    spool,
+    http,
+    log,
+    retry: options.deliveryRetry ?? { baseMs: 1000, maxMs: 30_000 },
+    onDelivered: () => metrics.deliveredResults.inc(),
+  });
+
+  const capacity: SlotCounts = { light: config.jobConcurrency, browser: config.browserConcurrency };
+  const ledger = new SlotLedger(capacity);
+  const queues = new SlotQueues(capacity);
+  let stopping = false;
+  let connectedOnce = false;
+  let connection: ControlConnection;
+
+  const grantCredit = () => {
+    if (stopping || !connection.connected) return;
+    const credits = ledger.takeGrant();
+    if (credits.light + credits.browser > 0) connection.send({ type: 'credit', credits });
+  };
+  const release = (runIds: string[]) => {
+    for (let i = 0; i < runIds.length || i === 0; i += 1000) {
+      connection.send({ type: 'release', runIds: runIds.slice(i, i + 1000) });
+    }
+  };
+  const runner = new Runner({
+    agentId,
+    executors: defaultExecutors,
+    ledger,
+    queues,
+    spool,
+    secrets,
+    metrics,
+    log,
+    limitScale: config.runLimitScale,
+    onSpooled: () => delivery.notify(),
+    onSlotFreed: grantCredit,
+  });
+  /** Runs whose leases should carry on: held ones, and finished ones whose result is not acknowledged yet. */
+  const leasedRunIds = () =>
+    [...new Set([...runner.heldRunIds(), ...spool.entries().map((e) => e.runId)])].slice(0, 1000);
+
+  const onRun = (run: RunMessage) => {
+    if (stopping) {
+      release([run.runId]);
+      return;
+    }
+    const spooled = idempotencyKey(run.runId, run.attempt);
+    const outcome = runner.accept(
+      run,
+      spool.entries().some((e) => e.key === spooled),
+    );
+    if (outcome === 'no-credit') {
+      log.warn({ runId: run.runId }, 'received a run without credit for it; handing it back');
+      release([run.runId]);
+    } else if (outcome === 'duplicate') {
+      log.warn({ runId: run.runId }, 'received a run this agent already has; not running it twice');
+      delivery.retryNow();
+      grantCredit();
+    }
+  };
+
+  const capabilities = await probeCapabilities();
+  const runtimes = bundledRuntimes();
+  const hello = () =>
+    helloMessage({ agentId, capabilities, runtimes, slots: capacity, running: leasedRunIds() });
+  const reconnect = options.reconnect ?? { baseMs: 1000, maxMs: 60_000 };
+  connection = new ControlConnection({
+    url: config.apiUrl.replace(/^http/, 'ws') + AGENT_PATHS.connect,
+    headers: ControlPlaneHttp.credentials(config),
+    proxy: config.proxy,
+    log,
+    backoff: new Backoff(reconnect.baseMs, reconnect.maxMs),
+    fatalRetryMs: options.fatalRetryMs ?? 5 * 60_000,
+    hello,
+    heartbeat: () => ({ running: leasedRunIds(), queued: runner.count('queued') }),
+    onWelcome: (welcome) => {
+      if (connectedOnce) metrics.reconnects.inc();
+      connectedOnce = true;
+      log.info({ location: welcome.location }, 'connected to the control plane');
+      ledger.voidGrants();
+      grantCredit();
+      delivery.retryNow();
+    },
+    onRun,
+    onCancel: (runId) => {
+      if (!runner.cancel(runId)) log.debug({ runId }, 'cancel for a run this agent does not hold');
+    },
+    onDisconnect: () => ledger.voidGrants(),
+  });
+
+  const status = (): HealthReport['status'] => {
+    if (stopping) return 'stopping';
+    if (connection.connected) return 'ok';
+    return connectedOnce ? 'disconnected' : 'starting';
+  };
+  metrics.observe({
+    running: (slotClass) => runner.count('running', slotClass),
+    queued: () => runner.count('queued'),
+    freeSlots: (slotClass) => ledger.free(slotClass),
+    connected: () => connection.connected,
+    spooledResults: () => spool.count,
+    spoolBytes: () => spool.bytes,
+    oldestSpooledAt: () => spool.oldestAt,
+  });
+  let health: Awaited<ReturnType<typeof startHealthServer>>;
+  try {
+    health = await startHealthServer(config.healthPort, {
+      registry: metrics.registry,
+      ready: () => connectedOnce && !stopping,
+      report: () => ({
+        status: status(),
+        version,
+        location: config.location,
+        connected: connection.connected,
+        running: runner.count('running'),
+        queued: runner.count('queued'),
+        spooled: spool.count,
+        uptimeSeconds: Math.round((Date.now() - startedAt) / 1000),
+      }),
+    });
+  } catch (error) {
+    await http.close();
+    throw new StartupError((error as Error).message);
+  }
+
+  delivery.start();
+  connection.start();
+  log.info(
+    {
+      agentId,
+      version,
+      location: config.location,
+      apiUrl: config.apiUrl,
+      healthPort: health.port,
+      slots: capacity,
+      spooled: spool.count,
+      externalObservability: config.externalObservability,
+    },
+    'agent started',
+  );
+
+  let stopped: Promise<void> | null = null;
+  const artifacts = new ArtifactUploader({ http, log });
+  return {
+    agentId,
+    healthPort: health.port,
+    log,
+    artifacts,
+    flushErrorReports: () => reporter?.flush() ?? Promise.resolve(),
+    stop() {
+      stopped ??= gracefulShutdown(
+        {
+          stopTakingWork: () => {
+            stopping = true;
+            queues.pause();
+            const released = runner.releaseUnstarted();
+            release(released);
+            return released.length;
+          },
+          runsDone: () => runner.idle(),
+          cancelRuns: () => runner.cancelRunning(),
+          flushResults: (deadline) => delivery.flush(deadline),
+          close: async () => {
+            await connection.close();
+            await Promise.all([delivery.stop(), artifacts.close()]);
+            await Promise.race([reporter?.flush(), new Promise((r) => setTimeout(r, 2000).unref())]);
+            await health.close();
+            await http.close();
+          },
+        },
+        config.shutdownGraceSeconds * 1000,
+        log,
+      );
+      return stopped;
+    },
+  };
+}

@@ -1,0 +1,31 @@
+import { hostname } from 'node:os';
+import type { CheckType } from '../../checks/index.js';
+import { version } from '../../cli/version.js';
+import { type HelloMessage, PROTOCOL_VERSION, type SlotCounts } from '../../protocol/index.js';
+import type { Capability } from '../capabilities.js';
+
+export interface HelloParts {
+  agentId: string;
+  capabilities: Record<CheckType, Capability>;
+  runtimes: string[];
+  slots: SlotCounts;
+  /** Runs whose leases should carry on. */
+  running: string[];
+}
+
+/** The first message on a connection: who this agent is and what it can run. */
+export function helloMessage(parts: HelloParts): HelloMessage {
+  return {
+    type: 'hello',
+    protocolVersion: PROTOCOL_VERSION,
+    agentId: parts.agentId,
+    agentVersion: version,
+    hostname: hostname().slice(0, 255),
+    platform: `${process.platform}-${process.arch}`,
+    nodeVersion: process.version,
+    runtimes: parts.runtimes,
+    capabilities: parts.capabilities,
+    slots: parts.slots,
+    running: parts.running,
+  };
+}

@@ -1,0 +1,78 @@
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Registry } from 'prom-client';
+
+/** What /health reports. */
+export interface HealthReport {
+  status: 'starting' | 'ok' | 'disconnected' | 'stopping';
+  version: string;
+  location: string;
+  connected: boolean;
+  running: number;
+  queued: number;
+  spooled: number;
+  uptimeSeconds: number;
+}
+
+export interface HealthSources {
+  /** Ready: started, connected at least once, and not shutting down. */
+  ready(): boolean;
+  report(): HealthReport;
+  registry: Registry;
+}
+
+export interface HealthServer {
+  port: number;
+  close(): Promise<void>;
+}
+
+/**
+ * The probes on AGENT_HEALTH_PORT: /-/readiness (200 or 503), /-/liveness (answered while the event loop
+ * turns), /health (JSON) and /metrics (Prometheus text).
+ */
+export async function startHealthServer(port: number, sources: HealthSources): Promise<HealthServer> {
+  const server: Server = createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0];
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.writeHead(405, { allow: 'GET, HEAD' }).end();
+      return;
+    }
+    const text = (status: number, body: string, type = 'text/plain; charset=utf-8') => {
+      res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' });
+      res.end(req.method === 'HEAD' ? undefined : body);
+    };
+    switch (path) {
+      case '/-/readiness':
+        return sources.ready() ? text(200, 'ready\n') : text(503, 'not ready\n');
+      case '/-/liveness':
+        return text(200, 'alive\n');
+      case '/health':
+        return text(200, JSON.stringify(sources.report()), 'application/json');
+      case '/metrics':
+        sources.registry.metrics().then(
+          (body) => text(200, body, sources.registry.contentType),
+          () => text(500, 'metrics could not be collected\n'),
+        );
+        return;
+      default:
+        return text(404, 'not found\n');
+    }
+  });
+  server.keepAliveTimeout = 5000;
+  server.listen(port);
+  await Promise.race([
+    once(server, 'listening'),
+    once(server, 'error').then(([error]) => {
+      throw new Error(`AGENT_HEALTH_PORT: cannot listen on port ${port}: ${(error as Error).message}`);
+    }),
+  ]);
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

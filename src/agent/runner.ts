@@ -1,0 +1,263 @@
+import {
+  type Check,
+  EXECUTION_LIMIT_MS,
+  isCheckType,
+  maskDeep,
+  parseCheck,
+  type SessionStatus,
+  secretMasker,
+  VariableSet,
+} from '../checks/index.js';
+import type { ExecutorRegistry } from '../executors/registry.js';
+import { type AttemptEnd, runAttempt } from '../executors/run/attempt.js';
+import { statusOfAttempt, toCheckResult } from '../executors/run/session.js';
+import { failedBeforeStart } from '../executors/unsupported.js';
+import type { Logger } from '../observability/logger.js';
+import type { AgentMetrics } from '../observability/metrics.js';
+import type { SecretValues } from '../observability/secret-values.js';
+import { type ResultUpload, type RunMessage, type SlotClass, slotClassOf } from '../protocol/index.js';
+import type { SlotLedger } from './slots/ledger.js';
+import type { SlotQueues } from './slots/queues.js';
+import type { ResultSpool } from './spool/spool.js';
+
+export interface RunnerOptions {
+  agentId: string;
+  executors: ExecutorRegistry;
+  ledger: SlotLedger;
+  queues: SlotQueues;
+  spool: ResultSpool;
+  secrets: SecretValues;
+  metrics: AgentMetrics;
+  log: Logger;
+  /** Multiplies each kind's execution limit (AGENT_RUN_LIMIT_SCALE). */
+  limitScale: number;
+  /** A result was spooled. */
+  onSpooled(): void;
+  /** A slot is free again (credit can be granted). */
+  onSlotFreed(): void;
+}
+
+type Phase = 'queued' | 'running' | 'done';
+
+interface RunState {
+  run: RunMessage;
+  slotClass: SlotClass;
+  phase: Phase;
+  controller: AbortController;
+  /** The validated check, or why it is not valid. */
+  check: Check | string;
+  /** Masks the run's secret values (set when it starts). */
+  mask: (text: string) => string;
+}
+
+export type Acceptance = 'accepted' | 'duplicate' | 'no-credit';
+
+/**
+ * Each run from its arrival to its spooled result: validation, its slot-class queue, one attempt under the
+ * kind's execution limit, cancel through the executor's AbortSignal, and the result written to the spool.
+ */
+export class Runner {
+  private readonly runs = new Map<string, RunState>();
+  private idleWaiters: (() => void)[] = [];
+
+  constructor(private readonly options: RunnerOptions) {}
+
+  /**
+   * Takes a run sent against this agent's credit. A run it already holds, or whose result is already spooled
+   * (`alreadyDone`), uses up its credit but is not run again.
+   */
+  accept(run: RunMessage, alreadyDone = false): Acceptance {
+    const parsed = parseCheck(run.check);
+    const kind = parsed.ok ? parsed.value.checkType : run.check.checkType;
+    const slotClass = isCheckType(kind) ? slotClassOf(kind) : 'light';
+    const { ledger } = this.options;
+    if (!ledger.claim(slotClass)) return 'no-credit';
+    if (alreadyDone || this.runs.has(run.runId)) {
+      ledger.release(slotClass);
+      return 'duplicate';
+    }
+    const check = parsed.ok
+      ? parsed.value
+      : `the check is not valid: ${parsed.problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`;
+    const state: RunState = {
+      run,
+      slotClass,
+      phase: 'queued',
+      controller: new AbortController(),
+      check,
+      mask: secretMasker(run.inheritedVariables.flat().flatMap((v) => (v.secret ? [v.value] : []))),
+    };
+    this.runs.set(run.runId, state);
+    this.options.queues.add(slotClass, () => this.execute(state));
+    return 'accepted';
+  }
+
+  /** Stops a run: a running one through its signal, a queued one at once; both are reported CANCELLED. */
+  cancel(runId: string): boolean {
+    const state = this.runs.get(runId);
+    if (!state) return false;
+    if (state.phase === 'running') state.controller.abort();
+    else if (state.phase === 'queued') {
+      state.phase = 'done';
+      const end = endedEarly('the run was cancelled before it started', { cancelled: true });
+      void this.finish(state, end, Date.now());
+    }
+    return true;
+  }
+
+  /** Takes back the runs that have not started (shutdown); their ids are to be released. */
+  releaseUnstarted(): string[] {
+    const released: string[] = [];
+    for (const state of this.runs.values()) {
+      if (state.phase !== 'queued') continue;
+      state.phase = 'done';
+      released.push(state.run.runId);
+      this.forget(state);
+    }
+    this.options.queues.clear();
+    return released;
+  }
+
+  /** Cancels every running run (the shutdown grace period is over). */
+  cancelRunning(): void {
+    for (const state of this.runs.values()) if (state.phase === 'running') state.controller.abort();
+  }
+
+  /** Resolves once no run is held. */
+  idle(): Promise<void> {
+    if (this.runs.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  /** Ids of the runs this agent holds, queued or running. */
+  heldRunIds(): string[] {
+    return [...this.runs.keys()];
+  }
+
+  count(phase: 'queued' | 'running', slotClass?: SlotClass): number {
+    let n = 0;
+    for (const state of this.runs.values()) {
+      if (state.phase === phase && (!slotClass || state.slotClass === slotClass)) n++;
+    }
+    return n;
+  }
+
+  private async execute(state: RunState): Promise<void> {
+    if (state.phase !== 'queued') return;
+    state.phase = 'running';
+    const startedAt = Date.now();
+    const { run } = state;
+    const secrets = run.inheritedVariables.flat().filter((v) => v.secret && v.value !== '');
+    this.options.secrets.add(secrets.map((v) => v.value));
+    let end: AttemptEnd;
+    try {
+      end =
+        typeof state.check === 'string' ? endedEarly(state.check) : await this.attempt(state, state.check);
+    } catch (error) {
+      this.options.log.error({ err: error, runId: run.runId }, 'a run failed inside the agent');
+      end = endedEarly(`internal error in the agent: ${(error as Error).message}`);
+    }
+    await this.finish(state, end, startedAt);
+  }
+
+  private async attempt(state: RunState, check: Check): Promise<AttemptEnd> {
+    const { run } = state;
+    const variables = new VariableSet(check.environmentVariables, ...run.inheritedVariables);
+    this.options.secrets.add(variables.secretValues());
+    state.mask = secretMasker(variables.secretValues());
+    this.options.log.info(
+      { runId: run.runId, attempt: run.attempt, checkId: check.id, checkType: check.checkType },
+      'run started',
+    );
+    return runAttempt(check, {
+      executors: this.options.executors,
+      variables,
+      mask: state.mask,
+      runLocation: run.runLocation,
+      clientCertificates: run.clientCertificates,
+      signal: state.controller.signal,
+      limitMs: Math.max(1, Math.round(EXECUTION_LIMIT_MS[check.checkType] * this.options.limitScale)),
+    });
+  }
+
+  private async finish(state: RunState, end: AttemptEnd, startedAt: number): Promise<void> {
+    const { run } = state;
+    const { upload, kind } = this.resultOf(state, end);
+    try {
+      await this.options.spool.add(upload);
+      this.options.onSpooled();
+    } finally {
+      state.phase = 'done';
+      const seconds = (Date.now() - startedAt) / 1000;
+      this.options.metrics.runs.inc({ kind, status: upload.status });
+      this.options.metrics.runDuration.observe({ kind }, seconds);
+      this.options.log.info(
+        {
+          runId: run.runId,
+          attempt: run.attempt,
+          status: upload.status,
+          durationMs: Math.round(seconds * 1000),
+        },
+        'run finished',
+      );
+      this.forget(state);
+      this.options.onSlotFreed();
+    }
+  }
+
+  private resultOf(state: RunState, end: AttemptEnd): { upload: ResultUpload; kind: string } {
+    const { run } = state;
+    let check: Check;
+    let status: SessionStatus;
+    let mask = (text: string) => text;
+    if (typeof state.check === 'string') {
+      check = identityOf(run.check);
+      status = end.cancelled ? 'CANCELLED' : 'FAILED';
+    } else {
+      check = state.check;
+      status = statusOfAttempt(check, end);
+      mask = secretMasker(
+        new VariableSet(check.environmentVariables, ...run.inheritedVariables).secretValues(),
+      );
+    }
+    const result = maskDeep(toCheckResult(check, end, 'FINAL', run.attempt, run.runLocation), mask);
+    return {
+      kind: check.checkType,
+      upload: {
+        runId: run.runId,
+        attempt: run.attempt,
+        agentId: this.options.agentId,
+        status,
+        result,
+        networkError: end.attempt.networkError,
+      },
+    };
+  }
+
+  private forget(state: RunState): void {
+    if (this.runs.get(state.run.runId) !== state) return;
+    this.runs.delete(state.run.runId);
+    this.options.ledger.release(state.slotClass);
+    if (this.runs.size === 0) {
+      const waiters = this.idleWaiters;
+      this.idleWaiters = [];
+      for (const wake of waiters) wake();
+    }
+  }
+}
+
+function endedEarly(reason: string, flags: { cancelled?: boolean } = {}): AttemptEnd {
+  return { attempt: failedBeforeStart(reason), timedOut: false, cancelled: flags.cancelled ?? false };
+}
+
+/**
+ * What a result record needs of a check that did not validate: toCheckResult reads only its id, kind and
+ * name, which are taken from the stored check as they are.
+ */
+function identityOf(raw: Record<string, unknown>): Check {
+  return {
+    id: typeof raw.id === 'string' ? raw.id : '',
+    checkType: (typeof raw.checkType === 'string' ? raw.checkType : 'UNKNOWN') as Check['checkType'],
+    name: typeof raw.name === 'string' ? raw.name : '',
+  } as Check;
+}

@@ -1,0 +1,45 @@
+import { SLOT_CLASSES, type SlotClass, type SlotCounts } from '../../protocol/index.js';
+
+/**
+ * Credit accounting per slot class. A slot is held by a run from its arrival until its result is spooled;
+ * credit is granted only for slots that are neither held nor already granted, so the control plane can never
+ * send more runs than the agent can start.
+ */
+export class SlotLedger {
+  private readonly held: SlotCounts = { light: 0, browser: 0 };
+  private readonly granted: SlotCounts = { light: 0, browser: 0 };
+
+  constructor(readonly capacity: Readonly<SlotCounts>) {}
+
+  /** A new connection: credit granted on the old one is void. */
+  voidGrants(): void {
+    for (const c of SLOT_CLASSES) this.granted[c] = 0;
+  }
+
+  /** Counts a run that arrived against the credit of its class; false when it came without credit. */
+  claim(slotClass: SlotClass): boolean {
+    if (this.granted[slotClass] <= 0) return false;
+    this.granted[slotClass]--;
+    this.held[slotClass]++;
+    return true;
+  }
+
+  /** A run's slot is free again. */
+  release(slotClass: SlotClass): void {
+    this.held[slotClass] = Math.max(0, this.held[slotClass] - 1);
+  }
+
+  /** The credit to grant now, counted as granted. */
+  takeGrant(): SlotCounts {
+    const grant = { light: 0, browser: 0 };
+    for (const c of SLOT_CLASSES) {
+      grant[c] = Math.max(0, this.capacity[c] - this.held[c] - this.granted[c]);
+      this.granted[c] += grant[c];
+    }
+    return grant;
+  }
+
+  free(slotClass: SlotClass): number {
+    return Math.max(0, this.capacity[slotClass] - this.held[slotClass]);
+  }
+}

@@ -1,0 +1,167 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Logger } from '../../observability/logger.js';
+import { idempotencyKey, type ResultUpload, resultUpload } from '../../protocol/index.js';
+import { PARTIAL_PREFIX, writeFileAtomic } from './atomic-write.js';
+
+/** One result waiting for the control plane's acknowledgement. */
+export interface SpoolEntry {
+  /** The Idempotency-Key it is sent with: `<runId>:<attempt>`. */
+  key: string;
+  runId: string;
+  spooledAt: Date;
+  bytes: number;
+  /** Its file, or null when it could not be written and is kept in memory only. */
+  file: string | null;
+  /** Only for entries kept in memory. */
+  upload?: ResultUpload;
+}
+
+export interface SpoolOptions {
+  /** Above this total size the oldest results are dropped (AGENT_SPOOL_MAX_MB). */
+  maxBytes: number;
+  log: Logger;
+  onDropped?: (count: number) => void;
+}
+
+const SUFFIX = '.result.json';
+
+/**
+ * The results of finished runs, on disk until the control plane acknowledges them. A result is written whole
+ * (fsync, atomic rename) before it is sent, so neither a crash nor a control-plane outage loses it.
+ */
+export class ResultSpool {
+  private readonly list: SpoolEntry[] = [];
+  private total = 0;
+  private sequence = 0;
+
+  private constructor(
+    readonly dir: string,
+    private readonly options: SpoolOptions,
+  ) {}
+
+  /** Opens (and creates) the spool, clearing half-written files and reading what an earlier run left. */
+  static async open(dir: string, options: SpoolOptions): Promise<ResultSpool> {
+    await mkdir(dir, { recursive: true });
+    const spool = new ResultSpool(dir, options);
+    const names = (await readdir(dir)).sort();
+    for (const name of names) {
+      const file = join(dir, name);
+      if (name.startsWith(PARTIAL_PREFIX)) {
+        await rm(file, { force: true });
+        continue;
+      }
+      if (!name.endsWith(SUFFIX)) continue;
+      const entry = await spool.load(file);
+      if (entry) spool.push(entry);
+    }
+    if (spool.list.length > 0) {
+      options.log.info({ results: spool.list.length }, 'found results of an earlier run in the spool');
+    }
+    return spool;
+  }
+
+  /** Writes a result; it is on disk when this resolves (or in memory, if the disk failed). */
+  async add(upload: ResultUpload): Promise<SpoolEntry> {
+    const key = idempotencyKey(upload.runId, upload.attempt);
+    const spooledAt = new Date();
+    const text = JSON.stringify({ key, spooledAt: spooledAt.toISOString(), upload });
+    const name = `${String(spooledAt.getTime()).padStart(14, '0')}-${String(this.sequence++).padStart(6, '0')}-${randomBytes(3).toString('hex')}${SUFFIX}`;
+    const file = join(this.dir, name);
+    const bytes = Buffer.byteLength(text);
+    let entry: SpoolEntry;
+    try {
+      await writeFileAtomic(file, text);
+      entry = { key, runId: upload.runId, spooledAt, bytes, file };
+    } catch (error) {
+      this.options.log.error({ err: error }, 'could not write a result to the spool; keeping it in memory');
+      entry = { key, runId: upload.runId, spooledAt, bytes, file: null, upload };
+    }
+    this.push(entry);
+    await this.enforceBound();
+    return entry;
+  }
+
+  async read(entry: SpoolEntry): Promise<ResultUpload | null> {
+    if (entry.upload) return entry.upload;
+    if (!entry.file) return null;
+    try {
+      return (JSON.parse(await readFile(entry.file, 'utf8')) as { upload: ResultUpload }).upload;
+    } catch {
+      return null;
+    }
+  }
+
+  async remove(entry: SpoolEntry): Promise<void> {
+    const index = this.list.indexOf(entry);
+    if (index === -1) return;
+    this.list.splice(index, 1);
+    this.total -= entry.bytes;
+    if (entry.file) await rm(entry.file, { force: true });
+  }
+
+  /** Oldest first. */
+  entries(): readonly SpoolEntry[] {
+    return this.list;
+  }
+
+  has(entry: SpoolEntry): boolean {
+    return this.list.includes(entry);
+  }
+
+  get count(): number {
+    return this.list.length;
+  }
+
+  get bytes(): number {
+    return this.total;
+  }
+
+  get oldestAt(): Date | null {
+    return this.list[0]?.spooledAt ?? null;
+  }
+
+  private push(entry: SpoolEntry): void {
+    this.list.push(entry);
+    this.total += entry.bytes;
+  }
+
+  private async load(file: string): Promise<SpoolEntry | null> {
+    try {
+      const [text, info] = await Promise.all([readFile(file, 'utf8'), stat(file)]);
+      const stored = JSON.parse(text) as { key?: unknown; spooledAt?: unknown; upload?: unknown };
+      const upload = resultUpload.parse(stored.upload);
+      const spooledAt = new Date(String(stored.spooledAt));
+      return {
+        key: idempotencyKey(upload.runId, upload.attempt),
+        runId: upload.runId,
+        spooledAt: Number.isNaN(spooledAt.getTime()) ? info.mtime : spooledAt,
+        bytes: info.size,
+        file,
+      };
+    } catch {
+      this.options.log.warn({ file }, 'removed an unreadable file from the spool');
+      await rm(file, { force: true });
+      return null;
+    }
+  }
+
+  /** Drops the oldest results while the spool is over its size (the newest always stays). */
+  private async enforceBound(): Promise<void> {
+    let dropped = 0;
+    while (this.total > this.options.maxBytes && this.list.length > 1) {
+      const oldest = this.list[0];
+      if (!oldest) break;
+      await this.remove(oldest);
+      dropped++;
+    }
+    if (dropped > 0) {
+      this.options.log.warn(
+        { dropped, maxBytes: this.options.maxBytes },
+        `the result spool is over AGENT_SPOOL_MAX_MB: dropped the ${dropped} oldest result${dropped === 1 ? '' : 's'}`,
+      );
+      this.options.onDropped?.(dropped);
+    }
+  }
+}

@@ -1,0 +1,55 @@
+import { type AgentHandle, StartupError, startAgent } from '../agent/agent.js';
+import { loadConfig } from '../agent/config.js';
+import { onShutdownSignals } from '../agent/shutdown.js';
+
+/** Exit status of `vantage agent`. */
+export const AGENT_EXIT = { stopped: 0, crashed: 1, badConfig: 2 } as const;
+
+/** 128 + the signal's number, as shells report a process ended by a signal. */
+const SIGNAL_EXIT: Partial<Record<NodeJS.Signals, number>> = { SIGINT: 130, SIGTERM: 143 };
+
+/**
+ * `vantage agent`: reads its settings from the environment (a bad one: one line, exit 2), runs until SIGTERM or
+ * SIGINT (graceful, exit 0); a second signal exits at once.
+ */
+export async function agentCommand(env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  const loaded = loadConfig(env);
+  if (!loaded.ok) {
+    process.stderr.write(loaded.problems.map((p) => `${p}\n`).join(''));
+    process.exit(AGENT_EXIT.badConfig);
+  }
+  let agent: AgentHandle;
+  try {
+    agent = await startAgent(loaded.config);
+  } catch (error) {
+    if (!(error instanceof StartupError)) throw error;
+    process.stderr.write(`${error.message}\n`);
+    process.exit(AGENT_EXIT.badConfig);
+  }
+
+  onShutdownSignals({
+    graceful: (signal) => {
+      agent.log.info({ signal }, 'received a shutdown signal (send it again to exit at once)');
+      agent.stop().then(
+        () => process.exit(AGENT_EXIT.stopped),
+        (error) => {
+          agent.log.error({ err: error }, 'shutdown failed');
+          process.exit(AGENT_EXIT.crashed);
+        },
+      );
+    },
+    immediate: (signal) => {
+      agent.log.warn({ signal }, 'second shutdown signal: exiting at once');
+      process.exit(SIGNAL_EXIT[signal] ?? AGENT_EXIT.crashed);
+    },
+  });
+  process.on('uncaughtException', (error) => {
+    agent.log.fatal({ err: error }, 'uncaught exception; the agent exits (spooled results are kept)');
+    void Promise.race([agent.flushErrorReports(), new Promise((r) => setTimeout(r, 2000))]).finally(() =>
+      process.exit(AGENT_EXIT.crashed),
+    );
+  });
+  process.on('unhandledRejection', (reason) => {
+    agent.log.error({ err: reason }, 'unhandled promise rejection');
+  });
+}

@@ -1,0 +1,36 @@
+import { SecretValues } from '../observability/secret-values.js';
+import { createLogger } from '../observability/logger.js';
+import { serverConfigFromEnv } from '../server/config.js';
+import { startServer } from '../server/server.js';
+import { version } from './version.js';
+
+/** `vantage server`: the control plane, configured by the environment; stops cleanly on SIGTERM/SIGINT. */
+export async function serverCommand(env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  let config: ReturnType<typeof serverConfigFromEnv>;
+  try {
+    config = serverConfigFromEnv(env);
+  } catch (error) {
+    process.stderr.write(`vantage server: invalid configuration: ${(error as Error).message.replace(/\n/g, '; ')}\n`);
+    return 2;
+  }
+  const secrets = new SecretValues(config.bootstrapKey ? [config.bootstrapKey] : []);
+  const log = createLogger({ level: config.logLevel, secrets, base: { service: 'vantage-server', version } });
+  const server = await startServer({ config, version, logger: log });
+  const store = config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `PGlite in ${config.dataDir}`;
+  process.stdout.write(`Vantage control plane ${version} listening on ${server.url} (store: ${store})\n`);
+  if (server.bootstrap.apiKey && !config.bootstrapKey) {
+    // Printed once, on the first start: the key is stored hashed and cannot be shown again.
+    process.stdout.write(
+      `\nCreated account ${server.bootstrap.accountId} and its admin API key (shown only now):\n` +
+        `  x-service-account: ${server.bootstrap.accountId}\n  Authorization: Bearer ${server.bootstrap.apiKey}\n\n`,
+    );
+  }
+  await new Promise<void>((resolve) => {
+    const stop = () => resolve();
+    process.once('SIGTERM', stop);
+    process.once('SIGINT', stop);
+  });
+  log.info('shutting down');
+  await server.close();
+  return 0;
+}

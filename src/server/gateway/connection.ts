@@ -1,0 +1,287 @@
+import { randomUUID } from 'node:crypto';
+import type { WebSocket } from 'ws';
+import { type CheckType, isCheckType } from '../../checks/index.js';
+import {
+  type AgentMessage,
+  agentMessage,
+  CLOSE_CODES,
+  type ControlMessage,
+  type HelloMessage,
+  PROTOCOL_VERSION,
+  type SlotCounts,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  slotClassOf,
+} from '../../protocol/index.js';
+import type { AuthContext } from '../auth/context.js';
+import { RunEffects } from '../queue/events.js';
+import { adoptRuns, leaseRuns, releaseRuns, renewLeases } from '../queue/lease.js';
+import { runMessageOf } from '../queue/run.js';
+import type { GatewayDeps } from './deps.js';
+import { type AgentIdentity, agentConnected, agentDisconnected, agentSeen, keyIsActive } from './presence.js';
+
+type ErrorCode = Extract<ControlMessage, { type: 'error' }>['code'];
+
+/** The account and location a connection serves, from its private-location key. */
+export interface ConnectionAuth {
+  accountId: string;
+  privateLocationId: string;
+  location: string;
+  keyId: string;
+}
+
+export function connectionAuthOf(auth: AuthContext): ConnectionAuth | null {
+  if (auth.kind !== 'location' || !auth.privateLocationId || !auth.locationSlug) return null;
+  return {
+    accountId: auth.accountId,
+    privateLocationId: auth.privateLocationId,
+    location: auth.locationSlug,
+    keyId: auth.keyId,
+  };
+}
+
+/**
+ * One agent's WebSocket (docs/protocol.md): hello/welcome, credit, dispatch of leased runs, heartbeats renewing
+ * leases, release, cancel. Messages are handled one at a time, in order.
+ */
+export class AgentConnection {
+  readonly connectionId = randomUUID();
+  agentId: string | null = null;
+  private state: 'handshake' | 'ready' | 'closed' = 'handshake';
+  private readonly credits: SlotCounts = { light: 0, browser: 0 };
+  private kinds: CheckType[] = [];
+  /** Runs sent on this connection (or adopted by it) that may still run: where cancels go. */
+  private readonly held = new Set<string>();
+  private readonly cancelsSent = new Set<string>();
+  private inbox: Promise<void> = Promise.resolve();
+  private dispatching = false;
+  private dispatchAgain = false;
+  private readonly timers: NodeJS.Timeout[] = [];
+  private alive = true;
+
+  constructor(
+    private readonly ws: WebSocket,
+    readonly auth: ConnectionAuth,
+    private readonly deps: GatewayDeps,
+    private readonly hooks: {
+      onReady(connection: AgentConnection): void;
+      onClosed(connection: AgentConnection): void;
+    },
+  ) {
+    ws.on('message', (data, isBinary) => {
+      const text = isBinary ? null : data.toString();
+      this.inbox = this.inbox.then(() => this.handleText(text)).catch((error) => this.fail(error));
+    });
+    ws.on('pong', () => {
+      this.alive = true;
+    });
+    ws.on('close', () => void this.closed());
+    ws.on('error', () => {});
+    const helloTimer = setTimeout(() => {
+      if (this.state === 'handshake') this.refuse('BAD_MESSAGE', 'no hello received in time', 1008);
+    }, deps.settings.helloTimeoutMs);
+    const pingTimer = setInterval(() => {
+      if (!this.alive) return this.ws.terminate();
+      this.alive = false;
+      this.ws.ping();
+    }, deps.settings.pingIntervalMs);
+    const pollTimer = setInterval(() => void this.dispatch(), deps.settings.dispatchPollMs);
+    for (const timer of [helloTimer, pingTimer, pollTimer]) timer.unref();
+    this.timers.push(helloTimer, pingTimer, pollTimer);
+  }
+
+  get ready(): boolean {
+    return this.state === 'ready';
+  }
+
+  holds(runId: string): boolean {
+    return this.held.has(runId);
+  }
+
+  /** Tells the agent to stop a run it holds (once per run). */
+  sendCancel(runId: string): void {
+    if (!this.ready || this.cancelsSent.has(runId)) return;
+    this.cancelsSent.add(runId);
+    this.send({ type: 'cancel', runId });
+  }
+
+  /** Sends a fatal error (revoked key, unsupported protocol, broken handshake) and closes. */
+  refuse(code: ErrorCode, message: string, closeCode: number): void {
+    if (this.state === 'closed') return;
+    this.send({ type: 'error', code, message, fatal: true });
+    this.ws.close(closeCode, message.slice(0, 120));
+  }
+
+  /** Closes without an error message (shutdown, replaced by a newer connection). */
+  close(closeCode: number, reason: string): void {
+    if (this.state !== 'closed') this.ws.close(closeCode, reason);
+  }
+
+  terminate(): void {
+    this.ws.terminate();
+  }
+
+  /** Leases and sends runs while the agent has credit for them. */
+  async dispatch(): Promise<void> {
+    if (this.dispatching) {
+      this.dispatchAgain = true;
+      return;
+    }
+    this.dispatching = true;
+    try {
+      do {
+        this.dispatchAgain = false;
+        await this.dispatchOnce();
+      } while (this.dispatchAgain && this.ready);
+    } catch (error) {
+      this.deps.log.error({ err: error }, 'dispatching runs to an agent failed');
+    } finally {
+      this.dispatching = false;
+    }
+  }
+
+  private async dispatchOnce(): Promise<void> {
+    if (!this.ready || (this.credits.light <= 0 && this.credits.browser <= 0)) return;
+    const { db, clock, settings } = this.deps;
+    const runs = await leaseRuns(db, {
+      ...this.leaser(),
+      credits: { ...this.credits },
+      kinds: this.kinds,
+      now: clock(),
+      leaseTtlMs: settings.leaseTtlMs,
+    });
+    const unsent: string[] = [];
+    for (const run of runs) {
+      this.credits[slotClassOf(run.check_type)] -= 1;
+      if (this.ready && this.send(runMessageOf(run))) this.held.add(run.id);
+      else unsent.push(run.id);
+    }
+    if (unsent.length > 0) await releaseRuns(db, this.leaser(), unsent, clock());
+  }
+
+  private leaser() {
+    return { accountId: this.auth.accountId, location: this.auth.location, agentId: this.agentId ?? '' };
+  }
+
+  private identity(): AgentIdentity {
+    return {
+      accountId: this.auth.accountId,
+      privateLocationId: this.auth.privateLocationId,
+      agentId: this.agentId ?? '',
+      connectionId: this.connectionId,
+    };
+  }
+
+  private send(message: ControlMessage): boolean {
+    if (this.ws.readyState !== this.ws.OPEN) return false;
+    this.ws.send(JSON.stringify(message));
+    return true;
+  }
+
+  private async handleText(text: string | null): Promise<void> {
+    if (this.state === 'closed') return;
+    let json: unknown;
+    try {
+      json = text === null ? null : JSON.parse(text);
+    } catch {
+      json = null;
+    }
+    const parsed = agentMessage.safeParse(json);
+    if (!parsed.success) {
+      const problem = parsed.error.issues[0];
+      const detail = problem ? `${problem.path.join('.') || 'message'}: ${problem.message}` : 'not JSON';
+      if (this.state === 'handshake') return this.refuse('BAD_MESSAGE', `expected hello (${detail})`, 1008);
+      this.send({ type: 'error', code: 'BAD_MESSAGE', message: `message refused: ${detail}`, fatal: false });
+      return;
+    }
+    await this.handle(parsed.data);
+  }
+
+  private async handle(message: AgentMessage): Promise<void> {
+    if (message.type === 'hello') return this.hello(message);
+    if (this.state !== 'ready') return this.refuse('BAD_MESSAGE', 'the first message must be hello', 1008);
+    const { db, clock, settings } = this.deps;
+    switch (message.type) {
+      case 'credit':
+        this.credits.light += message.credits.light;
+        this.credits.browser += message.credits.browser;
+        await this.dispatch();
+        return;
+      case 'heartbeat': {
+        if (!(await keyIsActive(db, this.auth.keyId))) return this.revoked();
+        for (const id of message.running) this.held.add(id);
+        await renewLeases(db, this.leaser(), message.running, clock(), settings.leaseTtlMs);
+        await agentSeen(db, this.identity(), clock());
+        return;
+      }
+      case 'release': {
+        // A release says the agent is leaving: it gets nothing more on the credit it granted earlier.
+        this.credits.light = 0;
+        this.credits.browser = 0;
+        const released = await releaseRuns(db, this.leaser(), message.runIds, clock());
+        for (const id of message.runIds) this.held.delete(id);
+        if (released.length > 0) {
+          const effects = new RunEffects();
+          effects.queued(this.auth.accountId, this.auth.location);
+          this.deps.events.publish(effects);
+        }
+        return;
+      }
+    }
+  }
+
+  private async hello(hello: HelloMessage): Promise<void> {
+    if (this.state !== 'handshake') {
+      this.send({ type: 'error', code: 'BAD_MESSAGE', message: 'hello was already received', fatal: false });
+      return;
+    }
+    if (!SUPPORTED_PROTOCOL_VERSIONS.includes(hello.protocolVersion)) {
+      const supported = SUPPORTED_PROTOCOL_VERSIONS.join(', ');
+      return this.refuse(
+        'UNSUPPORTED_PROTOCOL',
+        `protocol version ${hello.protocolVersion} is not supported; this control plane speaks ${supported}`,
+        CLOSE_CODES.unsupportedProtocol,
+      );
+    }
+    const { db, clock, settings } = this.deps;
+    if (!(await keyIsActive(db, this.auth.keyId))) return this.revoked();
+    this.agentId = hello.agentId;
+    this.kinds = Object.entries(hello.capabilities)
+      .filter(([kind, capability]) => isCheckType(kind) && capability.available)
+      .map(([kind]) => kind as CheckType);
+    const now = clock();
+    await agentConnected(db, { ...this.identity(), keyId: this.auth.keyId, hello, now });
+    for (const id of await adoptRuns(db, this.leaser(), hello.running, now, settings.leaseTtlMs))
+      this.held.add(id);
+    this.state = 'ready';
+    this.send({
+      type: 'welcome',
+      protocolVersion: PROTOCOL_VERSION,
+      location: this.auth.location,
+      heartbeatIntervalMs: settings.heartbeatIntervalMs,
+      leaseTtlMs: settings.leaseTtlMs,
+    });
+    this.hooks.onReady(this);
+  }
+
+  revoked(): void {
+    this.refuse('REVOKED', 'the private-location key of this agent was revoked', CLOSE_CODES.revoked);
+  }
+
+  private fail(error: unknown): void {
+    this.deps.log.error({ err: error }, 'agent connection failed');
+    this.refuse('INTERNAL', 'the control plane failed to handle a message', 1011);
+  }
+
+  private async closed(): Promise<void> {
+    if (this.state === 'closed') return;
+    const wasReady = this.state === 'ready';
+    this.state = 'closed';
+    for (const timer of this.timers) clearTimeout(timer);
+    this.hooks.onClosed(this);
+    if (wasReady) {
+      await agentDisconnected(this.deps.db, this.identity(), this.deps.clock()).catch((error) =>
+        this.deps.log.warn({ err: error }, 'could not mark an agent disconnected'),
+      );
+    }
+  }
+}

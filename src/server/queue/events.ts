@@ -1,0 +1,45 @@
+import { EventEmitter } from 'node:events';
+
+/** What a transaction changed that others must hear about once it committed. */
+export class RunEffects {
+  /** `accountId\0location` of queues that got runs. */
+  readonly enqueued = new Set<string>();
+  readonly finishedSessions = new Set<string>();
+  readonly finishedTestSessions = new Set<string>();
+  /** Leased runs whose agents must be told to stop. */
+  readonly cancelRuns = new Set<string>();
+
+  queued(accountId: string, location: string): void {
+    this.enqueued.add(queueKey(accountId, location));
+  }
+}
+
+export function queueKey(accountId: string, location: string): string {
+  return `${accountId}\0${location}`;
+}
+
+interface EventMap {
+  enqueued: [queue: string];
+  'session-finished': [sessionId: string];
+  'test-session-finished': [testSessionId: string];
+  cancel: [runId: string];
+  'key-revoked': [keyId: string];
+}
+
+/**
+ * In-process notifications between the routes, the queue and the gateway of one server. Other replicas learn the
+ * same facts by polling the store, so nothing depends on these events arriving.
+ */
+export class RunEvents extends EventEmitter<EventMap> {
+  constructor() {
+    super();
+    this.setMaxListeners(0);
+  }
+
+  publish(effects: RunEffects): void {
+    for (const queue of effects.enqueued) this.emit('enqueued', queue);
+    for (const id of effects.cancelRuns) this.emit('cancel', id);
+    for (const id of effects.finishedSessions) this.emit('session-finished', id);
+    for (const id of effects.finishedTestSessions) this.emit('test-session-finished', id);
+  }
+}

@@ -1,0 +1,119 @@
+import type { CheckType } from '../../checks/index.js';
+import { SLOT_CLASSES, type SlotCounts, slotClassOf } from '../../protocol/index.js';
+import type { Db } from '../store/db.js';
+import { addMs } from './clock.js';
+import { RUN_EXPIRY_MS } from './rules.js';
+import type { RunRow } from './run.js';
+
+/** Who asks for runs: an agent of one location of one account, with free slots and the kinds it can run. */
+export interface Leaser {
+  accountId: string;
+  location: string;
+  agentId: string;
+}
+
+export interface LeaseRequest extends Leaser {
+  credits: SlotCounts;
+  kinds: readonly CheckType[];
+  now: Date;
+  leaseTtlMs: number;
+}
+
+/**
+ * Leases due runs, oldest first, at most `credits` of each slot class. `FOR UPDATE SKIP LOCKED` lets any number
+ * of leasers (agents, server replicas) pull from one queue without ever getting the same run.
+ */
+export async function leaseRuns(db: Db, request: LeaseRequest): Promise<RunRow[]> {
+  const leased: RunRow[] = [];
+  for (const slotClass of SLOT_CLASSES) {
+    const limit = request.credits[slotClass];
+    const kinds = request.kinds.filter((kind) => slotClassOf(kind) === slotClass);
+    if (limit <= 0 || kinds.length === 0) continue;
+    const rows = await db.query<RunRow>(
+      `WITH picked AS (
+         SELECT id FROM runs
+          WHERE account_id = $1 AND location = $2 AND status = 'queued' AND slot_class = $3
+            AND check_type = ANY($4::text[]) AND not_before <= $5 AND expires_at > $5
+          ORDER BY scheduled_at, id
+          LIMIT $6
+          FOR UPDATE SKIP LOCKED)
+       UPDATE runs SET status = 'leased', agent_id = $7, lease_expires_at = $8, leases = runs.leases + 1
+         FROM picked WHERE runs.id = picked.id
+       RETURNING runs.*`,
+      [
+        request.accountId,
+        request.location,
+        slotClass,
+        kinds,
+        request.now,
+        limit,
+        request.agentId,
+        addMs(request.now, request.leaseTtlMs),
+      ],
+    );
+    leased.push(...rows);
+  }
+  return leased.sort((a, b) => a.scheduled_at.getTime() - b.scheduled_at.getTime());
+}
+
+/** Extends the leases of runs an agent says it is running (heartbeat); returns the ids renewed. */
+export async function renewLeases(
+  db: Db,
+  leaser: Leaser,
+  runIds: readonly string[],
+  now: Date,
+  leaseTtlMs: number,
+): Promise<string[]> {
+  if (runIds.length === 0) return [];
+  const rows = await db.query<{ id: string }>(
+    `UPDATE runs SET lease_expires_at = $5
+      WHERE id = ANY($1::text[]) AND account_id = $2 AND location = $3 AND agent_id = $4 AND status = 'leased'
+      RETURNING id`,
+    [runIds, leaser.accountId, leaser.location, leaser.agentId, addMs(now, leaseTtlMs)],
+  );
+  return rows.map((r) => r.id);
+}
+
+/**
+ * Takes back runs an agent still executes from an earlier connection (`hello.running`): their leases carry on,
+ * and a run that went back to the queue meanwhile returns to this agent instead of running twice.
+ */
+export async function adoptRuns(
+  db: Db,
+  leaser: Leaser,
+  runIds: readonly string[],
+  now: Date,
+  leaseTtlMs: number,
+): Promise<string[]> {
+  if (runIds.length === 0) return [];
+  const rows = await db.query<{ id: string }>(
+    `UPDATE runs SET status = 'leased', agent_id = $4, lease_expires_at = $5
+      WHERE id = ANY($1::text[]) AND account_id = $2 AND location = $3
+        AND (status = 'queued' OR (status = 'leased' AND agent_id = $4))
+      RETURNING id`,
+    [runIds, leaser.accountId, leaser.location, leaser.agentId, addMs(now, leaseTtlMs)],
+  );
+  return rows.map((r) => r.id);
+}
+
+/**
+ * Hands runs back to the queue at once (an agent shutting down releases what it did not start, or a run could not
+ * be sent). Not a lost lease; the run gets a fresh window before it expires.
+ */
+export async function releaseRuns(
+  db: Db,
+  leaser: Leaser,
+  runIds: readonly string[],
+  now: Date,
+): Promise<string[]> {
+  if (runIds.length === 0) return [];
+  const rows = await db.query<{ id: string }>(
+    `UPDATE runs SET status = 'queued', agent_id = NULL, lease_expires_at = NULL,
+            expires_at = GREATEST(expires_at, $5)
+      WHERE id = ANY($1::text[]) AND account_id = $2 AND location = $3 AND agent_id = $4 AND status = 'leased'
+        AND cancel_requested_at IS NULL
+      RETURNING id`,
+    [runIds, leaser.accountId, leaser.location, leaser.agentId, addMs(now, RUN_EXPIRY_MS)],
+  );
+  return rows.map((r) => r.id);
+}

@@ -1,0 +1,55 @@
+import type { CheckType, RunSource } from '../../checks/index.js';
+import type { RunMessage } from '../../protocol/index.js';
+import type { RunStatus } from './rules.js';
+
+/** What a run carries to its agent besides its ids: fixed when the run is made. */
+export interface RunPayload {
+  runSource: RunSource;
+  /** The check as stored, merged with its group's settings. */
+  check: Record<string, unknown>;
+  inheritedVariables: RunMessage['inheritedVariables'];
+  clientCertificates: RunMessage['clientCertificates'];
+  /** Where a retry may run when the retry strategy allows another location. */
+  retryLocations: string[];
+}
+
+/** One row of the `runs` table. */
+export interface RunRow {
+  id: string;
+  account_id: string;
+  session_id: string;
+  check_id: string;
+  location: string;
+  slot_class: string;
+  check_type: CheckType;
+  attempt: number;
+  status: RunStatus;
+  payload: RunPayload;
+  scheduled_at: Date;
+  not_before: Date;
+  expires_at: Date;
+  agent_id: string | null;
+  lease_expires_at: Date | null;
+  leases: number;
+  lease_losses: number;
+  cancel_requested_at: Date | null;
+  chain_started_at: Date | null;
+  finished_at: Date | null;
+  reason: string | null;
+}
+
+/** The `run` message that hands a leased run to its agent. */
+export function runMessageOf(run: RunRow): RunMessage {
+  return {
+    type: 'run',
+    runId: run.id,
+    checkSessionId: run.session_id,
+    attempt: run.attempt,
+    runSource: run.payload.runSource,
+    runLocation: run.location,
+    check: run.payload.check,
+    inheritedVariables: run.payload.inheritedVariables,
+    clientCertificates: run.payload.clientCertificates,
+    leaseExpiresAt: new Date(run.lease_expires_at ?? Date.now()).toISOString(),
+  };
+}

@@ -1,0 +1,141 @@
+import type { Server } from 'node:http';
+import type { FastifyBaseLogger } from 'fastify';
+import { PROTOCOL_LIMITS } from '../../protocol/index.js';
+import type { ServerContext } from '../context.js';
+import { Gateway } from '../gateway/gateway.js';
+import { type Clock, systemClock } from '../queue/clock.js';
+import { type RunEffects, RunEvents } from '../queue/events.js';
+import { expireUntakenRuns, reapLostLeases } from '../sessions/reaper.js';
+import type { RunsContext } from '../sessions/runs-context.js';
+import type { Db } from '../store/db.js';
+import { Loop } from './loop.js';
+import { minuteOf, sampleLocationMetrics } from './metrics.js';
+import { type ClaimMemory, pruneScheduleSlots, scheduleDueChecks } from './tick.js';
+
+/** Timings and the clock of the run machinery; tests inject a clock and short intervals. */
+export interface RunServiceOptions {
+  clock?: Clock;
+  /** Whether the background loops run on their own (false: tests call the ticks). Default true. */
+  background?: boolean;
+  schedulerTickMs?: number;
+  reaperTickMs?: number;
+  /** How often the metrics sampler looks whether a new minute began. */
+  metricsTickMs?: number;
+  dispatchPollMs?: number;
+  completionPollMs?: number;
+  leaseTtlMs?: number;
+  heartbeatIntervalMs?: number;
+  helloTimeoutMs?: number;
+  pingIntervalMs?: number;
+}
+
+const DEFAULTS = {
+  schedulerTickMs: 1000,
+  reaperTickMs: 1000,
+  metricsTickMs: 1000,
+  dispatchPollMs: 1000,
+  completionPollMs: 500,
+  leaseTtlMs: PROTOCOL_LIMITS.leaseTtlMs,
+  heartbeatIntervalMs: PROTOCOL_LIMITS.heartbeatIntervalMs,
+  helloTimeoutMs: 10_000,
+  pingIntervalMs: 30_000,
+};
+
+/**
+ * The run machinery of one server: the scheduler, the lease reaper and expiry, the metrics sampler and the agent
+ * gateway, over one store and one clock. Every replica runs all of them; the store keeps them from stepping on
+ * each other.
+ */
+export class RunServices implements RunsContext {
+  readonly events = new RunEvents();
+  readonly clock: Clock;
+  readonly gateway: Gateway;
+  readonly completionPollMs: number;
+  readonly agentFreshMs: number;
+  private readonly loops: Loop[];
+  private readonly background: boolean;
+  private readonly claims: ClaimMemory = new Map();
+  private sampledMinute = -1;
+
+  constructor(
+    readonly db: Db,
+    readonly publicUrl: string,
+    readonly dataDir: string,
+    log: FastifyBaseLogger,
+    options: RunServiceOptions = {},
+  ) {
+    const settings = { ...DEFAULTS, ...withoutUndefined(options) };
+    this.clock = options.clock ?? systemClock;
+    this.background = options.background ?? true;
+    this.completionPollMs = settings.completionPollMs;
+    this.agentFreshMs = settings.leaseTtlMs;
+    this.gateway = new Gateway({ db, clock: this.clock, events: this.events, log, settings });
+    this.loops = [
+      new Loop('scheduler', settings.schedulerTickMs, () => this.scheduleTick(), log),
+      new Loop('lease reaper', settings.reaperTickMs, () => this.reapTick(), log),
+      new Loop('metrics sampler', settings.metricsTickMs, () => this.metricsTick(), log),
+    ];
+  }
+
+  publish(effects: RunEffects): void {
+    this.events.publish(effects);
+  }
+
+  /** Schedules the due interval of every activated check (once across restarts and replicas). */
+  async scheduleTick(): Promise<void> {
+    this.publish(await scheduleDueChecks(this.db, this.clock(), this.claims));
+  }
+
+  /** Requeues runs whose lease ran out and expires runs no agent took in time. */
+  async reapTick(): Promise<void> {
+    this.publish(await reapLostLeases(this.db, this.clock()));
+    this.publish(await expireUntakenRuns(this.db, this.clock()));
+  }
+
+  /** Samples the queues once per minute. */
+  async metricsTick(): Promise<void> {
+    const now = this.clock();
+    const minute = minuteOf(now).getTime();
+    if (minute === this.sampledMinute) return;
+    await sampleLocationMetrics(this.db, now);
+    await pruneScheduleSlots(this.db, now);
+    this.sampledMinute = minute;
+  }
+
+  /** Takes the agent WebSocket on `server` and starts the loops. */
+  start(server: Server): void {
+    this.gateway.attach(server);
+    this.gateway.start();
+    if (this.background) for (const loop of this.loops) loop.start();
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(this.loops.map((loop) => loop.stop()));
+    await this.gateway.stop();
+  }
+}
+
+function withoutUndefined<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+const attached = new WeakMap<ServerContext, RunServices>();
+
+/** Makes the run services of a server; route modules find them through its context. */
+export function attachRunServices(context: ServerContext, options: RunServiceOptions = {}): RunServices {
+  const services = new RunServices(
+    context.db,
+    context.config.publicUrl,
+    context.config.dataDir,
+    context.log,
+    options,
+  );
+  attached.set(context, services);
+  return services;
+}
+
+export function runServicesOf(context: ServerContext): RunServices {
+  const services = attached.get(context);
+  if (!services) throw new Error('the run services were not attached to this server context');
+  return services;
+}

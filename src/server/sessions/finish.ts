@@ -1,0 +1,49 @@
+import type { RunEffects } from '../queue/events.js';
+import type { Db } from '../store/db.js';
+import { testSessionStatusOf, worstStatus } from './status.js';
+import {
+  lockTestSession,
+  openRunCount,
+  type SessionRow,
+  sessionResults,
+  setSessionStatus,
+  testSessionMembers,
+} from './store.js';
+
+/**
+ * Ends a running session once none of its runs is open: its status is the worst of its FINAL results (one per
+ * location of a parallel session). The caller holds the session's lock.
+ */
+export async function finishSessionIfDone(
+  tx: Db,
+  session: SessionRow,
+  now: Date,
+  effects: RunEffects,
+): Promise<void> {
+  if (session.status !== 'RUNNING') return;
+  if ((await openRunCount(tx, session.id)) > 0) return;
+  const finals = (await sessionResults(tx, session.id)).filter((r) => r.result_type === 'FINAL');
+  await setSessionStatus(tx, session.id, worstStatus(finals.map((r) => r.status)), now);
+  effects.finishedSessions.add(session.id);
+  if (session.test_session_id) await finishTestSessionIfDone(tx, session.test_session_id, now, effects);
+}
+
+/** Ends a running test session once all its check sessions ended. */
+export async function finishTestSessionIfDone(
+  tx: Db,
+  testSessionId: string,
+  now: Date,
+  effects: RunEffects,
+): Promise<void> {
+  const testSession = await lockTestSession(tx, testSessionId);
+  if (testSession?.status !== 'RUNNING') return;
+  const members = await testSessionMembers(tx, testSessionId);
+  if (members.some((m) => m.status === 'RUNNING')) return;
+  const status = testSessionStatusOf(members.map((m) => m.status as Exclude<typeof m.status, 'RUNNING'>));
+  await tx.query('UPDATE test_sessions SET status = $2, stopped_at = $3 WHERE id = $1', [
+    testSessionId,
+    status,
+    now,
+  ]);
+  effects.finishedTestSessions.add(testSessionId);
+}

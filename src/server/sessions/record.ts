@@ -1,0 +1,111 @@
+import { problemsOf, type RetryStrategy, retryPolicyOf, shouldRetry } from '../../checks/index.js';
+import type { ResultUpload } from '../../protocol/index.js';
+import { notFound } from '../http/errors.js';
+import { validationError } from '../http/validation.js';
+import { enqueueRuns } from '../queue/enqueue.js';
+import { RunEffects } from '../queue/events.js';
+import type { RunRow } from '../queue/run.js';
+import { finishRun, lockRun } from '../queue/sweep.js';
+import { transact } from '../queue/transact.js';
+import type { Db } from '../store/db.js';
+import { finishSessionIfDone } from './finish.js';
+import { retryLocation } from './locations.js';
+import { parseUploadedRecord, statusOfRecord, type UploadedRecord } from './result-record.js';
+import { saveResult } from './save-result.js';
+import { isFailure } from './status.js';
+import { hasResult, lockSession, type SessionRow } from './store.js';
+
+export interface ResultAck {
+  recorded: boolean;
+  duplicate: boolean;
+}
+
+/** The agent that sends a result: results are accepted only for runs of its account and location. */
+export interface Uploader {
+  accountId: string;
+  location: string;
+}
+
+/**
+ * Records the result an agent sent for a run, once: the first copy is stored (FINAL, or ATTEMPT followed by a
+ * retry run when the retry strategy says so), every later copy is acknowledged as a duplicate.
+ */
+export async function recordUploadedResult(
+  db: Db,
+  uploader: Uploader,
+  upload: ResultUpload,
+  now: Date,
+): Promise<{ ack: ResultAck; effects: RunEffects }> {
+  const parsed = parseUploadedRecord(upload.result);
+  if (!parsed.success) {
+    const problems = problemsOf(parsed.error).map((p) => ({ path: `result.${p.path}`, message: p.message }));
+    throw validationError('body', problems);
+  }
+  const [ref] = await db.query<{ session_id: string; location: string }>(
+    'SELECT session_id, location FROM runs WHERE id = $1 AND account_id = $2',
+    [upload.runId, uploader.accountId],
+  );
+  if (!ref || ref.location !== uploader.location) throw notFound('Run', upload.runId);
+
+  const effects = new RunEffects();
+  const ack = await transact(db, async (tx) => {
+    const session = await lockSession(tx, ref.session_id);
+    const run = await lockRun(tx, upload.runId);
+    if (!session || !run) throw notFound('Run', upload.runId);
+    if (await hasResult(tx, run.id)) return { recorded: false, duplicate: true };
+    await recordFirstCopy(tx, session, run, parsed.data, upload.networkError, now, effects);
+    return { recorded: true, duplicate: false };
+  });
+  return { ack, effects };
+}
+
+async function recordFirstCopy(
+  tx: Db,
+  session: SessionRow,
+  run: RunRow,
+  uploaded: UploadedRecord,
+  networkError: boolean,
+  now: Date,
+  effects: RunEffects,
+): Promise<void> {
+  const check = run.payload.check;
+  const status = statusOfRecord(uploaded, check.shouldFail === true);
+  const policy = retryPolicyOf({
+    retryStrategy: (check.retryStrategy ?? null) as RetryStrategy | null,
+    doubleCheck: check.doubleCheck === true,
+  });
+  // maxDurationSeconds counts from the session's start, on the server's clock (agents' clocks may differ).
+  const chainStartedAt = run.chain_started_at ?? session.started_at;
+  const retry =
+    isFailure(status) &&
+    session.status === 'RUNNING' &&
+    run.cancel_requested_at === null &&
+    shouldRetry(policy, run.attempt - 1, now.getTime() - chainStartedAt.getTime(), { networkError });
+
+  await saveResult(tx, { session, run, uploaded, status, resultType: retry ? 'ATTEMPT' : 'FINAL', now });
+  await finishRun(tx, run.id, 'done', now, null);
+  if (retry) {
+    const location = retryLocation(run.location, run.payload.retryLocations, policy.sameRegion);
+    await enqueueRuns(tx, [
+      {
+        accountId: run.account_id,
+        sessionId: session.id,
+        checkId: run.check_id,
+        checkType: run.check_type,
+        location,
+        attempt: run.attempt + 1,
+        payload: run.payload,
+        dueAt: new Date(now.getTime() + policy.delayMs(run.attempt)),
+        chainStartedAt,
+      },
+    ]);
+    effects.queued(run.account_id, location);
+    if (!session.run_locations.includes(location)) {
+      await tx.query(
+        'UPDATE check_sessions SET run_locations = array_append(run_locations, $2::text) WHERE id = $1',
+        [session.id, location],
+      );
+    }
+  }
+  await finishSessionIfDone(tx, session, now, effects);
+}

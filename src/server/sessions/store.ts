@@ -1,0 +1,176 @@
+import type { CheckResult, CheckType, RunSource, SessionStatus } from '../../checks/index.js';
+import type { Db } from '../store/db.js';
+import { jsonParam } from '../store/rows.js';
+import type { TestSessionStatus } from './status.js';
+
+/** One row of `check_sessions`. */
+export interface SessionRow {
+  id: string;
+  account_id: string;
+  check_id: string;
+  check_type: CheckType;
+  name: string;
+  status: SessionStatus | 'RUNNING';
+  run_source: RunSource;
+  run_locations: string[];
+  test_session_id: string | null;
+  started_at: Date;
+  stopped_at: Date | null;
+}
+
+export interface ResultRow {
+  id: string;
+  run_id: string;
+  result_type: 'FINAL' | 'ATTEMPT';
+  status: SessionStatus;
+  location: string;
+  record: CheckResult;
+}
+
+export interface TestSessionRow {
+  id: string;
+  account_id: string;
+  name: string;
+  location: string | null;
+  status: TestSessionStatus;
+  error_group_ids: string[];
+  refresh: boolean;
+  created_at: Date;
+  stopped_at: Date | null;
+}
+
+export async function insertSession(
+  tx: Db,
+  session: Omit<SessionRow, 'status' | 'stopped_at'>,
+): Promise<void> {
+  await tx.query(
+    `INSERT INTO check_sessions (id, account_id, check_id, check_type, name, status, run_source, run_locations,
+                                 test_session_id, started_at)
+     VALUES ($1, $2, $3, $4, $5, 'RUNNING', $6, $7::text[], $8, $9)`,
+    [
+      session.id,
+      session.account_id,
+      session.check_id,
+      session.check_type,
+      session.name,
+      session.run_source,
+      session.run_locations,
+      session.test_session_id,
+      session.started_at,
+    ],
+  );
+}
+
+export async function getSession(db: Db, id: string, accountId?: string): Promise<SessionRow | null> {
+  const [row] = await db.query<SessionRow>(
+    `SELECT * FROM check_sessions WHERE id = $1${accountId === undefined ? '' : ' AND account_id = $2'}`,
+    accountId === undefined ? [id] : [id, accountId],
+  );
+  return row ?? null;
+}
+
+/** Locks a session row: every change to a session's runs and status happens under it, so replicas agree. */
+export async function lockSession(tx: Db, id: string): Promise<SessionRow | null> {
+  const [row] = await tx.query<SessionRow>('SELECT * FROM check_sessions WHERE id = $1 FOR UPDATE', [id]);
+  return row ?? null;
+}
+
+export async function setSessionStatus(tx: Db, id: string, status: SessionStatus, now: Date): Promise<void> {
+  await tx.query('UPDATE check_sessions SET status = $2, stopped_at = $3 WHERE id = $1', [id, status, now]);
+}
+
+export async function insertResult(
+  tx: Db,
+  result: {
+    sessionId: string;
+    accountId: string;
+    runId: string;
+    status: SessionStatus;
+    record: CheckResult;
+    now: Date;
+  },
+): Promise<void> {
+  await tx.query(
+    `INSERT INTO check_results (id, session_id, account_id, run_id, result_type, attempt, record, status, location,
+                                created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9, $10)`,
+    [
+      result.record.checkResultId,
+      result.sessionId,
+      result.accountId,
+      result.runId,
+      result.record.resultType,
+      result.record.attempts,
+      jsonParam(result.record),
+      result.status,
+      result.record.runLocation,
+      result.now,
+    ],
+  );
+}
+
+export async function hasResult(tx: Db, runId: string): Promise<boolean> {
+  const rows = await tx.query('SELECT 1 FROM check_results WHERE run_id = $1', [runId]);
+  return rows.length > 0;
+}
+
+export async function sessionResults(db: Db, sessionId: string): Promise<ResultRow[]> {
+  return db.query<ResultRow>(
+    `SELECT id, run_id, result_type, status, location, record FROM check_results
+      WHERE session_id = $1 ORDER BY created_at, attempt, id`,
+    [sessionId],
+  );
+}
+
+export async function openRunCount(tx: Db, sessionId: string): Promise<number> {
+  const [row] = await tx.query<{ open: number | string }>(
+    `SELECT count(*) AS open FROM runs WHERE session_id = $1 AND status IN ('queued', 'leased')`,
+    [sessionId],
+  );
+  return Number(row?.open ?? 0);
+}
+
+export async function insertTestSession(
+  tx: Db,
+  session: Pick<TestSessionRow, 'id' | 'account_id' | 'name' | 'location' | 'refresh' | 'created_at'>,
+): Promise<void> {
+  await tx.query(
+    `INSERT INTO test_sessions (id, account_id, name, location, status, refresh, created_at)
+     VALUES ($1, $2, $3, $4, 'RUNNING', $5, $6)`,
+    [session.id, session.account_id, session.name, session.location, session.refresh, session.created_at],
+  );
+}
+
+export async function getTestSession(db: Db, id: string, accountId: string): Promise<TestSessionRow | null> {
+  const [row] = await db.query<TestSessionRow>(
+    'SELECT * FROM test_sessions WHERE id = $1 AND account_id = $2',
+    [id, accountId],
+  );
+  return row ?? null;
+}
+
+export async function lockTestSession(tx: Db, id: string): Promise<TestSessionRow | null> {
+  const [row] = await tx.query<TestSessionRow>('SELECT * FROM test_sessions WHERE id = $1 FOR UPDATE', [id]);
+  return row ?? null;
+}
+
+export async function addTestSessionErrorGroups(
+  tx: Db,
+  id: string,
+  errorGroupIds: readonly string[],
+): Promise<void> {
+  if (errorGroupIds.length === 0) return;
+  await tx.query(
+    `UPDATE test_sessions SET error_group_ids =
+        ARRAY(SELECT DISTINCT unnest(error_group_ids || $2::text[]) ORDER BY 1)
+      WHERE id = $1`,
+    [id, errorGroupIds],
+  );
+}
+
+export async function testSessionMembers(db: Db, testSessionId: string): Promise<SessionRow[]> {
+  return db.query<SessionRow>(
+    'SELECT * FROM check_sessions WHERE test_session_id = $1 ORDER BY started_at, id',
+    [testSessionId],
+  );
+}

@@ -1,0 +1,72 @@
+import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ResultSpool } from '../../src/agent/spool/spool.js';
+import { createLogger } from '../../src/observability/logger.js';
+import { SecretValues } from '../../src/observability/secret-values.js';
+import type { ResultUpload } from '../../src/protocol/index.js';
+import { LogCapture } from './support/agent.js';
+
+function upload(runId: string, size = 100): ResultUpload {
+  return {
+    runId,
+    attempt: 1,
+    agentId: 'agent-1',
+    status: 'PASSED',
+    result: { name: 'x'.repeat(size) },
+    networkError: false,
+  };
+}
+
+async function openSpool(dir: string, maxBytes = 1024 * 1024) {
+  const logs = new LogCapture();
+  const log = createLogger({ level: 'DEBUG', destination: logs, secrets: new SecretValues() });
+  const dropped: number[] = [];
+  const spool = await ResultSpool.open(dir, { maxBytes, log, onDropped: (n) => dropped.push(n) });
+  return { spool, logs, dropped };
+}
+
+describe('result spool', () => {
+  it('writes each result whole to its own file and reads it back after a restart, oldest first', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'vantage-spool-'));
+    const { spool } = await openSpool(dir);
+    await spool.add(upload('run-a'));
+    await spool.add(upload('run-b'));
+    const files = await readdir(dir);
+    expect(files).toHaveLength(2);
+    const stored = JSON.parse(await readFile(join(dir, files.sort()[0] as string), 'utf8'));
+    expect(stored).toMatchObject({ key: 'run-a:1', upload: upload('run-a') });
+
+    const reopened = (await openSpool(dir)).spool;
+    expect(reopened.entries().map((e) => e.key)).toEqual(['run-a:1', 'run-b:1']);
+    expect(await reopened.read(reopened.entries()[1] as never)).toEqual(upload('run-b'));
+    await reopened.remove(reopened.entries()[0] as never);
+    expect((await openSpool(dir)).spool.entries().map((e) => e.key)).toEqual(['run-b:1']);
+  });
+
+  it('clears half-written and unreadable files when it opens', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'vantage-spool-'));
+    await writeFile(join(dir, '.partial-123-00001.result.json'), '{"key":');
+    await writeFile(join(dir, '00000000000001-000000-abcdef.result.json'), 'not json');
+    const { spool, logs } = await openSpool(dir);
+    expect(spool.count).toBe(0);
+    expect(await readdir(dir)).toEqual([]);
+    expect(logs.text).toContain('unreadable');
+  });
+
+  it('drops the oldest results, with a logged count, only when over its size', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'vantage-spool-'));
+    const { spool, logs, dropped } = await openSpool(dir, 1000);
+    await spool.add(upload('run-1', 300));
+    await spool.add(upload('run-2', 300));
+    expect(dropped).toEqual([]);
+    await spool.add(upload('run-3', 300));
+    await spool.add(upload('run-4', 300));
+    expect(spool.entries().map((e) => e.runId)).toEqual(['run-3', 'run-4']);
+    expect(dropped.reduce((a, b) => a + b, 0)).toBe(2);
+    expect(await readdir(dir)).toHaveLength(2);
+    expect(logs.text).toMatch(/over AGENT_SPOOL_MAX_MB: dropped the 1 oldest result/);
+    expect(spool.bytes).toBeLessThanOrEqual(1000);
+  });
+});

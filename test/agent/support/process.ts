@@ -1,0 +1,58 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('../../..', import.meta.url));
+
+/** The real `vantage agent` process (from source through tsx), its log lines and its health port. */
+export class AgentProcess {
+  readonly lines: Record<string, unknown>[] = [];
+  stdout = '';
+  stderr = '';
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  private readonly child: ChildProcess;
+
+  constructor(readonly env: Record<string, string>) {
+    this.child = spawn(process.execPath, ['--import', 'tsx', `${root}src/cli/main.ts`, 'agent'], {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let partial = '';
+    this.child.stdout?.on('data', (chunk: Buffer) => {
+      this.stdout += chunk;
+      partial += chunk;
+      const complete = partial.split('\n');
+      partial = complete.pop() ?? '';
+      for (const line of complete) if (line.trim()) this.lines.push(JSON.parse(line));
+    });
+    this.child.stderr?.on('data', (chunk: Buffer) => {
+      this.stderr += chunk;
+    });
+    this.exited = once(this.child, 'exit').then(([code, signal]) => ({ code, signal }));
+  }
+
+  get pid(): number {
+    return this.child.pid ?? 0;
+  }
+
+  kill(signal: NodeJS.Signals): void {
+    this.child.kill(signal);
+  }
+
+  async waitForLog(what: string, match: (line: Record<string, unknown>) => boolean, timeoutMs = 15_000) {
+    const end = Date.now() + timeoutMs;
+    for (;;) {
+      const line = this.lines.find(match);
+      if (line) return line;
+      if (Date.now() > end)
+        throw new Error(`timed out waiting for log: ${what}\n${this.stdout}\n${this.stderr}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+
+  async healthPort(): Promise<number> {
+    const started = await this.waitForLog('agent started', (l) => l.msg === 'agent started');
+    return started.healthPort as number;
+  }
+}

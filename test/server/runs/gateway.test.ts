@@ -1,0 +1,362 @@
+import { request as httpRequest } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLOSE_CODES, PROTOCOL_LIMITS } from '../../../src/protocol/index.js';
+import { selfSignedCertificate } from '../../support/tls.js';
+import { apiResult, TestAgent } from './agent-client.js';
+import {
+  createApiCheck,
+  createLocation,
+  type RunsServer,
+  STORES,
+  startRunsServer,
+  TestClock,
+  until,
+} from './support.js';
+
+describe.each(STORES)('the agent gateway (%s)', (store) => {
+  let server: RunsServer;
+  const clock = new TestClock();
+  let n = 0;
+  const agents: TestAgent[] = [];
+
+  beforeAll(async () => {
+    server = await startRunsServer(store, {
+      runs: { background: false, clock: clock.now, dispatchPollMs: 100, heartbeatIntervalMs: 500 },
+    });
+  });
+  afterAll(async () => {
+    for (const agent of agents) agent.close();
+    await server?.close();
+  });
+
+  /** A fresh location with a check in it (deactivated: it runs only when triggered). */
+  async function setup(fields: Record<string, unknown> = {}) {
+    n += 1;
+    const location = await createLocation(server, `gw-${n}`);
+    const checkId = await createApiCheck(server, {
+      privateLocations: [location.slugName],
+      activated: false,
+      ...fields,
+    });
+    return { location, checkId };
+  }
+  async function connect(key: string, options: Parameters<typeof TestAgent.connect>[3] = {}) {
+    const agent = await TestAgent.connect(server.url, key, server.accountId, options);
+    agents.push(agent);
+    return agent;
+  }
+  async function trigger(checkId: string): Promise<string> {
+    const { status, body } = await server.api('POST', '/v2/check-sessions/trigger', {
+      target: { checkId: [checkId] },
+    });
+    expect(status).toBe(201);
+    return body.checkSessions[0].checkSessionId;
+  }
+
+  it('refuses an upgrade without a valid private-location key with HTTP errors before any message', async () => {
+    const { location } = await setup();
+    await expect(
+      TestAgent.open(server.url, 'pl_nope.gw.aaaaaaaaaaaaaaaaaaaa', server.accountId),
+    ).rejects.toThrow('HTTP 401');
+    await expect(TestAgent.open(server.url, location.key, 'another-account')).rejects.toThrow('HTTP 403');
+    // A user key opens the API, never the gateway.
+    const userKey = String(server.headers.authorization).replace('Bearer ', '');
+    await expect(TestAgent.open(server.url, userKey, server.accountId)).rejects.toThrow('HTTP 403');
+    // Without an upgrade the route says how to use it.
+    const plain = await fetch(`${server.url}/v1/agent/connect`, {
+      headers: { authorization: `Bearer ${location.key}`, 'x-service-account': server.accountId },
+    });
+    expect(plain.status).toBe(426);
+  });
+
+  it('refuses a protocol version it does not speak', async () => {
+    const { location } = await setup();
+    const agent = await TestAgent.open(server.url, location.key, server.accountId);
+    agents.push(agent);
+    agent.hello({ protocolVersion: 99 });
+    expect(await agent.next('error')).toMatchObject({ code: 'UNSUPPORTED_PROTOCOL', fatal: true });
+    expect(await agent.closed()).toBe(CLOSE_CODES.unsupportedProtocol);
+  });
+
+  it('welcomes an agent and shows it on its private location', async () => {
+    const { location } = await setup();
+    const agent = await TestAgent.open(server.url, location.key, server.accountId, 'presence-agent');
+    agents.push(agent);
+    agent.hello();
+    expect(await agent.next('welcome')).toEqual({
+      type: 'welcome',
+      protocolVersion: 1,
+      location: location.slugName,
+      heartbeatIntervalMs: 500,
+      leaseTtlMs: PROTOCOL_LIMITS.leaseTtlMs,
+    });
+    const shown = await server.api('GET', `/v1/private-locations/${location.id}`);
+    expect(shown.body).toMatchObject({
+      agentCount: 1,
+      agents: { count: 1, connected: true, versions: ['1.2.3'] },
+    });
+    expect(shown.body.agents.lastSeen).toBe(clock.now().toISOString());
+    agent.close();
+    const after = await until(
+      () => server.api('GET', `/v1/private-locations/${location.id}`),
+      (r) => r.body.agents.connected === false,
+    );
+    expect(after.body.agents).toMatchObject({ count: 0, connected: false, versions: [] });
+  });
+
+  it('sends queued runs as credit allows, and only kinds the agent can run', async () => {
+    const { location, checkId } = await setup();
+    const tcpCheck = await server.api('POST', '/v1/checks', {
+      checkType: 'TCP',
+      name: 'Port',
+      activated: false,
+      privateLocations: [location.slugName],
+      request: { hostname: '127.0.0.1', port: 9 },
+    });
+    expect(tcpCheck.status).toBe(201);
+    const agent = await connect(location.key, { unavailable: ['TCP'] });
+    await trigger(tcpCheck.body.id);
+    const first = await trigger(checkId);
+    clock.advance(1);
+    const second = await trigger(checkId);
+    agent.credit(1);
+    const run = await agent.next('run');
+    expect(run).toMatchObject({
+      checkSessionId: first,
+      attempt: 1,
+      runSource: 'TRIGGER_API',
+      runLocation: location.slugName,
+    });
+    expect(run.check).toMatchObject({ id: checkId, checkType: 'API' });
+    // No credit left: nothing more until the agent grants it.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(agent.received.filter((m) => m.type === 'run')).toEqual([]);
+    agent.credit(3);
+    expect((await agent.next('run')).checkSessionId).toBe(second);
+    // The TCP run is never sent to an agent that cannot run TCP.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(agent.received.filter((m) => m.type === 'run')).toEqual([]);
+    // A run enqueued while the agent waits with credit is sent at once.
+    const third = await trigger(checkId);
+    expect((await agent.next('run')).checkSessionId).toBe(third);
+  });
+
+  it("hands out the check merged with its group, the inherited variables and the account's certificates", async () => {
+    const { location } = await setup();
+    const ignored = await createLocation(server, `gw-ignored-${n}`);
+    const group = await server.api('POST', '/v1/check-groups', {
+      name: `group ${n}`,
+      privateLocations: [location.slugName],
+      environmentVariables: [{ key: 'GROUP_VAR', value: 'from-group' }],
+      apiCheckDefaults: { url: 'http://127.0.0.1:9', headers: [{ key: 'X-Group', value: '1' }] },
+      retryStrategy: { type: 'FIXED', baseBackoffSeconds: 5, maxRetries: 1 },
+    });
+    expect(group.status).toBe(201);
+    const checkId = await createApiCheck(server, {
+      activated: false,
+      groupId: group.body.id,
+      privateLocations: [ignored.slugName],
+      request: { url: '{{GROUP_BASE_URL}}/health', headers: [{ key: 'X-Own', value: '2' }] },
+    });
+    const variable = await server.api('POST', '/v1/variables', {
+      key: 'ACCOUNT_VAR',
+      value: 'hush',
+      secret: true,
+    });
+    expect(variable.status).toBe(201);
+    const { key, cert } = selfSignedCertificate();
+    const certificate = await server.api('POST', '/v1/client-certificates', { host: '127.0.0.1', cert, key });
+    expect(certificate.status).toBe(201);
+
+    const agent = await connect(location.key);
+    agent.credit(1);
+    const sessionId = await trigger(checkId);
+    const run = await agent.next('run');
+    expect(run.checkSessionId).toBe(sessionId);
+    expect(run.runLocation).toBe(location.slugName);
+    expect(run.check).toMatchObject({
+      id: checkId,
+      privateLocations: [location.slugName],
+      retryStrategy: { type: 'FIXED', baseBackoffSeconds: 5, maxRetries: 1 },
+      request: {
+        url: '{{GROUP_BASE_URL}}/health',
+        headers: [expect.objectContaining({ key: 'X-Own' }), expect.objectContaining({ key: 'X-Group' })],
+      },
+    });
+    expect(run.inheritedVariables).toEqual([
+      [
+        { key: 'GROUP_VAR', value: 'from-group', secret: false },
+        { key: 'GROUP_BASE_URL', value: 'http://127.0.0.1:9' },
+      ],
+      [{ key: 'ACCOUNT_VAR', value: 'hush', secret: true }],
+    ]);
+    expect(run.clientCertificates).toEqual([{ host: '127.0.0.1', cert, key, ca: null, passphrase: null }]);
+    await server.api('DELETE', '/v1/variables/ACCOUNT_VAR');
+    await server.api('DELETE', `/v1/client-certificates/${certificate.body.id}`);
+  });
+
+  it('renews leases named in heartbeats and takes back released runs', async () => {
+    const { location, checkId } = await setup();
+    const agent = await connect(location.key, { agentId: 'holder' });
+    agent.credit(3);
+    await trigger(checkId);
+    await trigger(checkId);
+    const a = await agent.next('run');
+    const b = await agent.next('run');
+    clock.advance(20_000);
+    agent.heartbeat([a.runId]);
+    const lease = (id: string) =>
+      server.server.runs.db.query<{ status: string; lease_expires_at: Date | null; agent_id: string | null }>(
+        'SELECT status, lease_expires_at, agent_id FROM runs WHERE id = $1',
+        [id],
+      );
+    const renewed = await until(
+      () => lease(a.runId),
+      ([row]) => row?.lease_expires_at?.getTime() === clock.now().getTime() + PROTOCOL_LIMITS.leaseTtlMs,
+    );
+    expect(renewed[0]?.lease_expires_at?.getTime()).toBe(clock.now().getTime() + PROTOCOL_LIMITS.leaseTtlMs);
+    agent.release([b.runId]);
+    const released = await until(
+      () => lease(b.runId),
+      ([row]) => row?.status === 'queued',
+    );
+    expect(released[0]).toMatchObject({ status: 'queued', agent_id: null });
+    // Another agent of the location gets it; the leaving agent gets nothing more on its remaining credit.
+    const helper = await connect(location.key, { agentId: 'helper' });
+    helper.credit(1);
+    expect((await helper.next('run')).runId).toBe(b.runId);
+    await trigger(checkId);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(agent.received.filter((m) => m.type === 'run')).toEqual([]);
+  });
+
+  it('keeps a run with the agent that names it when it reconnects', async () => {
+    const { location, checkId } = await setup();
+    const agent = await connect(location.key, { agentId: 'returning' });
+    agent.credit(1);
+    await trigger(checkId);
+    const run = await agent.next('run');
+    agent.close();
+    await agent.closed();
+    const again = await connect(location.key, { agentId: 'returning', running: [run.runId] });
+    const [row] = await server.server.runs.db.query<{ status: string; agent_id: string }>(
+      'SELECT status, agent_id FROM runs WHERE id = $1',
+      [run.runId],
+    );
+    expect(row).toEqual({ status: 'leased', agent_id: 'returning' });
+    const posted = await again.postResult(run, apiResult());
+    expect(posted.body).toEqual({ recorded: true, duplicate: false });
+  });
+
+  it('forwards a cancel to the agent running the run, and records its CANCELLED result', async () => {
+    const { location, checkId } = await setup();
+    const agent = await connect(location.key, { agentId: 'canceller' });
+    agent.credit(1);
+    const sessionId = await trigger(checkId);
+    const run = await agent.next('run');
+    const cancelled = await server.api('POST', `/v1/check-sessions/${sessionId}/cancel`);
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.body.status).toBe('CANCELLED');
+    expect(await agent.next('cancel')).toEqual({ type: 'cancel', runId: run.runId });
+    const result = { ...apiResult({ failed: 'the run was cancelled' }), aborted: true, isCancelled: true };
+    expect((await agent.postResult(run, result, { status: 'CANCELLED' })).body).toEqual({
+      recorded: true,
+      duplicate: false,
+    });
+    const session = await server.api('GET', `/v2/check-sessions/${sessionId}`);
+    expect(session.body.status).toBe('CANCELLED');
+    expect(session.body.results).toEqual([
+      expect.objectContaining({ isCancelled: true, resultType: 'FINAL' }),
+    ]);
+  });
+
+  it('closes the connections of a revoked key with REVOKED, and refuses the key from then on', async () => {
+    const { location } = await setup();
+    const agent = await connect(location.key, { agentId: 'revoked' });
+    const revoked = await server.api('DELETE', `/v1/private-locations/${location.id}/keys/${location.keyId}`);
+    expect(revoked.status).toBe(204);
+    expect(await agent.next('error')).toMatchObject({ code: 'REVOKED', fatal: true });
+    expect(await agent.closed()).toBe(CLOSE_CODES.revoked);
+    await expect(TestAgent.open(server.url, location.key, server.accountId)).rejects.toThrow('HTTP 401');
+  });
+
+  it('stores error reports of agents and lists them on their location', async () => {
+    const { location } = await setup();
+    const report = {
+      message: 'executor crashed',
+      stack: 'Error: executor crashed\n    at run (agent.js:1:1)',
+      agentVersion: '1.2.3',
+      platform: 'linux',
+      nodeVersion: 'v20.0.0',
+      time: '2026-04-01T10:00:00.000Z',
+    };
+    const headers = { authorization: `Bearer ${location.key}`, 'x-service-account': server.accountId };
+    const sent = await fetch(`${server.url}/v1/agent/errors`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json', 'x-agent-id': 'reporter' },
+      body: JSON.stringify(report),
+    });
+    expect(sent.status).toBe(201);
+    const listed = await server.api('GET', `/v1/private-locations/${location.id}/errors`);
+    expect(listed.body).toEqual([expect.objectContaining({ ...report, agentId: 'reporter' })]);
+    // Agent keys open the agent routes only; user keys are refused there.
+    expect((await fetch(`${server.url}/v1/private-locations`, { headers })).status).toBe(403);
+    const asUser = await fetch(`${server.url}/v1/agent/errors`, {
+      method: 'POST',
+      headers: { ...server.headers, 'content-type': 'application/json' },
+      body: JSON.stringify(report),
+    });
+    expect(asUser.status).toBe(403);
+  });
+
+  it('stores artifacts of a run and serves them to users; refuses more than 150 MB before reading it', async () => {
+    const { location, checkId } = await setup();
+    const agent = await connect(location.key, { agentId: 'uploader' });
+    agent.credit(1);
+    await trigger(checkId);
+    const run = await agent.next('run');
+    const headers = { authorization: `Bearer ${location.key}`, 'x-service-account': server.accountId };
+    const upload = await fetch(`${server.url}/v1/agent/runs/${run.runId}/artifacts/trace.zip`, {
+      method: 'PUT',
+      headers: { ...headers, 'content-type': 'application/zip' },
+      body: Buffer.from('PK fake zip'),
+    });
+    expect(upload.status).toBe(201);
+    const { url } = (await upload.json()) as { url: string };
+    expect(url).toBe(`http://127.0.0.1:1/v1/runs/${run.runId}/artifacts/trace.zip`);
+    const download = await fetch(`${server.url}${new URL(url).pathname}`, { headers: server.headers });
+    expect(download.status).toBe(200);
+    expect(download.headers.get('content-type')).toBe('application/zip');
+    expect(await download.text()).toBe('PK fake zip');
+    // JSON artifacts pass through untouched too.
+    const json = await fetch(`${server.url}/v1/agent/runs/${run.runId}/artifacts/report.json`, {
+      method: 'PUT',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: '{"a":',
+    });
+    expect(json.status).toBe(201);
+    // Another location's run, or a path-like name, is refused.
+    const elsewhere = await fetch(`${server.url}/v1/agent/runs/no-such-run/artifacts/a.png`, {
+      method: 'PUT',
+      headers,
+      body: 'x',
+    });
+    expect(elsewhere.status).toBe(404);
+    const sneaky = await fetch(`${server.url}/v1/agent/runs/${run.runId}/artifacts/..%2Fescape`, {
+      method: 'PUT',
+      headers,
+      body: 'x',
+    });
+    expect(sneaky.status).toBe(400);
+    const status = await new Promise<number>((resolve, reject) => {
+      const request = httpRequest(`${server.url}/v1/agent/runs/${run.runId}/artifacts/huge.webm`, {
+        method: 'PUT',
+        headers: { ...headers, 'content-length': String(PROTOCOL_LIMITS.artifactBytes + 1) },
+      });
+      request.on('response', (response) => resolve(response.statusCode ?? 0));
+      request.on('error', reject);
+      request.write(Buffer.alloc(1024));
+    });
+    expect(status).toBe(413);
+  });
+});

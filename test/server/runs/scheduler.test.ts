@@ -1,0 +1,176 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { intervalAt, scheduleOf } from '../../../src/server/scheduler/intervals.js';
+import {
+  createApiCheck,
+  createLocation,
+  databaseUrlOf,
+  type RunsServer,
+  STORES,
+  startRunsServer,
+  TestClock,
+} from './support.js';
+
+const at = (iso: string) => new Date(iso);
+const starts = (frequency: number, offset: number | undefined, times: string[]) =>
+  times.map((t) => intervalAt(scheduleOf(frequency, offset), at(t)).start.toISOString());
+
+describe('intervals of a check', () => {
+  it('runs sub-minute checks every frequencyOffset seconds', () => {
+    expect(
+      starts(0, 10, ['2026-04-01T10:00:09.999Z', '2026-04-01T10:00:10.000Z', '2026-04-01T10:00:25.000Z']),
+    ).toEqual(['2026-04-01T10:00:00.000Z', '2026-04-01T10:00:10.000Z', '2026-04-01T10:00:20.000Z']);
+    expect(starts(0, 30, ['2026-04-01T10:00:59.000Z'])).toEqual(['2026-04-01T10:00:30.000Z']);
+    expect(starts(0, 20, ['2026-04-01T10:00:41.000Z'])).toEqual(['2026-04-01T10:00:40.000Z']);
+  });
+
+  it('runs every `frequency` minutes on the clock without an offset', () => {
+    expect(starts(1, undefined, ['2026-04-01T10:00:59.000Z'])).toEqual(['2026-04-01T10:00:00.000Z']);
+    expect(starts(10, undefined, ['2026-04-01T10:19:59.000Z', '2026-04-01T10:20:00.000Z'])).toEqual([
+      '2026-04-01T10:10:00.000Z',
+      '2026-04-01T10:20:00.000Z',
+    ]);
+    expect(starts(1440, undefined, ['2026-04-01T23:59:00.000Z'])).toEqual(['2026-04-01T00:00:00.000Z']);
+  });
+
+  it('shifts intervals by the offset: 6-second steps up to 60 minutes, hours above', () => {
+    // frequency 5: offsets 1..50, each 6 s; 25 → 150 s into every 5-minute period.
+    expect(starts(5, 25, ['2026-04-01T10:02:29.000Z', '2026-04-01T10:02:30.000Z'])).toEqual([
+      '2026-04-01T09:57:30.000Z',
+      '2026-04-01T10:02:30.000Z',
+    ]);
+    expect(starts(1, 5, ['2026-04-01T10:00:31.000Z'])).toEqual(['2026-04-01T10:00:30.000Z']);
+    // frequency 1440: offsets 1..24, each an hour.
+    expect(starts(1440, 6, ['2026-04-01T05:59:00.000Z', '2026-04-01T06:00:00.000Z'])).toEqual([
+      '2026-03-31T06:00:00.000Z',
+      '2026-04-01T06:00:00.000Z',
+    ]);
+    expect(starts(120, 1, ['2026-04-01T10:30:00.000Z'])).toEqual(['2026-04-01T09:00:00.000Z']);
+    // The largest offset is a whole period: the same as none.
+    expect(starts(10, 100, ['2026-04-01T10:05:00.000Z'])).toEqual(['2026-04-01T10:00:00.000Z']);
+  });
+
+  it('numbers consecutive intervals consecutively', () => {
+    const schedule = scheduleOf(0, 10);
+    const a = intervalAt(schedule, at('2026-04-01T10:00:05.000Z'));
+    const b = intervalAt(schedule, at('2026-04-01T10:00:15.000Z'));
+    expect(b.index - a.index).toBe(1);
+  });
+});
+
+describe.each(STORES)('the scheduler (%s)', (store) => {
+  let server: RunsServer;
+  const clock = new TestClock('2026-04-01T10:00:00.000Z');
+
+  beforeAll(async () => {
+    server = await startRunsServer(store, { runs: { background: false, clock: clock.now } });
+    await createLocation(server, 'sched-a');
+    await createLocation(server, 'sched-b');
+  });
+  afterAll(async () => server?.close());
+
+  const sessionsOf = (checkId: string) =>
+    server.server.runs.db.query<{ run_locations: string[]; run_source: string }>(
+      'SELECT run_locations, run_source FROM check_sessions WHERE check_id = $1 ORDER BY started_at, id',
+      [checkId],
+    );
+
+  it('schedules each interval once, taking the locations in turn', async () => {
+    clock.set('2026-04-01T10:00:05.000Z');
+    const checkId = await createApiCheck(server, {
+      frequency: 0,
+      frequencyOffset: 10,
+      privateLocations: ['sched-a', 'sched-b'],
+    });
+    await server.server.runs.scheduleTick();
+    await server.server.runs.scheduleTick();
+    clock.advance(4_000);
+    await server.server.runs.scheduleTick();
+    expect(await sessionsOf(checkId)).toHaveLength(1);
+    clock.advance(1_000); // 10:00:10, the next interval
+    await server.server.runs.scheduleTick();
+    clock.advance(10_000);
+    await server.server.runs.scheduleTick();
+    const sessions = await sessionsOf(checkId);
+    expect(sessions.map((s) => s.run_source)).toEqual(['SCHEDULER', 'SCHEDULER', 'SCHEDULER']);
+    const turns = sessions.map((s) => s.run_locations);
+    // One location per interval, alternating.
+    for (const locations of turns) expect(locations).toHaveLength(1);
+    expect(turns[0]).not.toEqual(turns[1]);
+    expect(turns[2]).toEqual(turns[0]);
+  });
+
+  it('runs a parallel check at all its locations at once', async () => {
+    const checkId = await createApiCheck(server, {
+      frequency: 1,
+      runParallel: true,
+      privateLocations: ['sched-a', 'sched-b'],
+    });
+    await server.server.runs.scheduleTick();
+    const [session] = await sessionsOf(checkId);
+    expect(session?.run_locations).toEqual(['sched-a', 'sched-b']);
+  });
+
+  it('does not schedule deactivated checks or checks of a deactivated group', async () => {
+    const off = await createApiCheck(server, { activated: false, privateLocations: ['sched-a'] });
+    const group = await server.api('POST', '/v1/check-groups', { name: 'Paused', activated: false });
+    expect(group.status).toBe(201);
+    const inGroup = await createApiCheck(server, { groupId: group.body.id, privateLocations: ['sched-a'] });
+    await server.server.runs.scheduleTick();
+    expect(await sessionsOf(off)).toEqual([]);
+    expect(await sessionsOf(inGroup)).toEqual([]);
+  });
+
+  it('never schedules an interval twice across a restart, and does not make up missed ones', async () => {
+    clock.set('2026-04-01T11:00:30.000Z');
+    const checkId = await createApiCheck(server, { frequency: 1, privateLocations: ['sched-a'] });
+    await server.server.runs.scheduleTick();
+    await server.restart();
+    await server.server.runs.scheduleTick();
+    expect(await sessionsOf(checkId)).toHaveLength(1);
+    // Down for three intervals: only the current one is scheduled.
+    clock.advance(3 * 60_000);
+    await server.server.runs.scheduleTick();
+    expect(await sessionsOf(checkId)).toHaveLength(2);
+  });
+});
+
+describe.runIf(STORES.includes('postgres'))('two replicas on one PostgreSQL database', () => {
+  let first: RunsServer;
+  let second: RunsServer;
+  const clock = new TestClock('2026-04-01T12:00:00.000Z');
+
+  beforeAll(async () => {
+    first = await startRunsServer('postgres', { runs: { background: false, clock: clock.now } });
+    second = await startRunsServer('postgres', {
+      databaseUrl: databaseUrlOf(first),
+      runs: { background: false, clock: clock.now },
+    });
+    await createLocation(first, 'replica-loc');
+  });
+  afterAll(async () => {
+    await second?.close();
+    await first?.close();
+  });
+
+  it('schedules every interval of every check exactly once', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++)
+      ids.push(
+        await createApiCheck(first, { frequency: 0, frequencyOffset: 10, privateLocations: ['replica-loc'] }),
+      );
+    for (let tick = 0; tick < 3; tick++) {
+      await Promise.all([
+        first.server.runs.scheduleTick(),
+        second.server.runs.scheduleTick(),
+        second.server.runs.scheduleTick(),
+      ]);
+      clock.advance(10_000);
+    }
+    const rows = await first.server.runs.db.query<{ check_id: string; n: string }>(
+      'SELECT check_id, count(*) AS n FROM check_sessions WHERE check_id = ANY($1::text[]) GROUP BY check_id',
+      [ids],
+    );
+    expect(rows).toHaveLength(5);
+    for (const row of rows) expect(Number(row.n)).toBe(3);
+  });
+});
