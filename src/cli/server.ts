@@ -1,5 +1,5 @@
-import { SecretValues } from '../observability/secret-values.js';
 import { createLogger } from '../observability/logger.js';
+import { SecretValues } from '../observability/secret-values.js';
 import { serverConfigFromEnv } from '../server/config.js';
 import { startServer } from '../server/server.js';
 import { version } from './version.js';
@@ -10,7 +10,9 @@ export async function serverCommand(env: NodeJS.ProcessEnv = process.env): Promi
   try {
     config = serverConfigFromEnv(env);
   } catch (error) {
-    process.stderr.write(`vantage server: invalid configuration: ${(error as Error).message.replace(/\n/g, '; ')}\n`);
+    process.stderr.write(
+      `vantage server: invalid configuration: ${(error as Error).message.replace(/\n/g, '; ')}\n`,
+    );
     return 2;
   }
   const secrets = new SecretValues(config.bootstrapKey ? [config.bootstrapKey] : []);

@@ -71,7 +71,10 @@ describe('agent: handshake and pulling', () => {
       expect(hello?.capabilities[kind]).toEqual({ available: true, reason: null });
     }
     for (const kind of ['BROWSER', 'MULTI_STEP', 'PLAYWRIGHT'] as const) {
-      expect(hello?.capabilities[kind]).toEqual({ available: false, reason: expect.stringContaining('not built yet') });
+      expect(hello?.capabilities[kind]).toEqual({
+        available: false,
+        reason: expect.stringContaining('not built yet'),
+      });
     }
     expect(hello?.capabilities.AGENTIC.available).toBe(false);
     expect(hello?.capabilities.HEARTBEAT.reason).toMatch(/control plane/);

@@ -1,7 +1,6 @@
 export { runContext } from '../../support/execution.js';
 
-import { type CheckOf, dnsCheckSchema, type Variable, VariableSet } from '../../../src/checks/index.js';
-import type { ExecutionContext } from '../../../src/executors/types.js';
+import { type CheckOf, dnsCheckSchema } from '../../../src/checks/index.js';
 import type { TestDnsServer } from '../../support/dns-server.js';
 
 /** A DNS check as a user would write it, asking the test server, with every default of the check model. */

@@ -1,14 +1,8 @@
 export { runContext } from '../../support/execution.js';
 
 import type { ApiCheckResult } from '../../../src/checks/index.js';
-import {
-  apiCheckSchema,
-  type CheckOf,
-  urlCheckSchema,
-  type Variable,
-  VariableSet,
-} from '../../../src/checks/index.js';
-import type { Attempt, ClientCertificate, ExecutionContext } from '../../../src/executors/types.js';
+import { apiCheckSchema, type CheckOf, urlCheckSchema } from '../../../src/checks/index.js';
+import type { Attempt } from '../../../src/executors/types.js';
 
 /** An API check with every default applied; `request` and top-level fields as the check file would say. */
 export function apiCheck(

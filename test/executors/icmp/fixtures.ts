@@ -1,8 +1,7 @@
 export { runContext } from '../../support/execution.js';
 
-import { type CheckOf, icmpCheckSchema, VariableSet } from '../../../src/checks/index.js';
+import { type CheckOf, icmpCheckSchema } from '../../../src/checks/index.js';
 import { probeIcmpCapability } from '../../../src/executors/icmp/index.js';
-import type { ExecutionContext } from '../../../src/executors/types.js';
 
 /** An ICMP check as a user would write it, with every default applied by the check model. */
 export function icmpCheck(

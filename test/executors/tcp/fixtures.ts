@@ -1,7 +1,6 @@
 export { runContext } from '../../support/execution.js';
 
-import { type CheckOf, tcpCheckSchema, type Variable, VariableSet } from '../../../src/checks/index.js';
-import type { ExecutionContext } from '../../../src/executors/types.js';
+import { type CheckOf, tcpCheckSchema } from '../../../src/checks/index.js';
 
 /** A TCP check as a user would write it, with every default applied by the check model. */
 export function tcpCheck(
