@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { agentCommand } from './agent.js';
+import { devCommand } from './dev.js';
 import { EXIT, runCommand } from './run/command.js';
+import { serverCommand } from './server.js';
 import { version } from './version.js';
 
 function positiveInteger(value: string): number {
@@ -58,6 +60,24 @@ program
   )
   .action(async () => {
     await agentCommand();
+  });
+
+program
+  .command('server')
+  .description(
+    'Run the control plane: the public API, the scheduler and the agent gateway (configured by environment variables, see README)',
+  )
+  .action(async () => {
+    process.exitCode = await serverCommand();
+  });
+
+program
+  .command('dev')
+  .description(
+    'Run the control plane, one local agent and example checks against a demo shop, all on this machine',
+  )
+  .action(async () => {
+    process.exitCode = await devCommand();
   });
 
 await program.parseAsync();

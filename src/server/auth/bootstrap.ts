@@ -27,3 +27,13 @@ export async function bootstrapAccount(db: Db, bootstrapKey?: string): Promise<B
     return { accountId, apiKey };
   });
 }
+
+/** Makes another user key for an account (e.g. for `vantage dev`, which cannot read back a hashed key). */
+export async function createUserKey(db: Db, accountId: string, name: string): Promise<string> {
+  const apiKey = newUserKey();
+  await db.query(
+    `INSERT INTO api_keys (id, account_id, kind, name, key_hash, key_hint) VALUES ($1, $2, 'user', $3, $4, $5)`,
+    [randomUUID(), accountId, name, hashKey(apiKey), keyHint(apiKey)],
+  );
+  return apiKey;
+}

@@ -1,0 +1,130 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { startAgent } from '../agent/agent.js';
+import { loadConfig } from '../agent/config.js';
+import type { CheckSession } from '../checks/index.js';
+import { createLogger } from '../observability/logger.js';
+import { SecretValues } from '../observability/secret-values.js';
+import { createUserKey } from '../server/auth/bootstrap.js';
+import { serverConfigFromEnv } from '../server/config.js';
+import { startServer } from '../server/server.js';
+import { startDemoTarget } from './demo/target.js';
+import { listReporter } from './reporters/list.js';
+import { version } from './version.js';
+
+const LOCATION = 'local';
+const EXAMPLES = new URL('../../examples/checks.yaml', import.meta.url);
+
+type Api = <T>(method: string, path: string, body?: unknown) => Promise<T>;
+
+function apiClient(baseUrl: string, accountId: string, apiKey: string): Api {
+  return async (method, path, body) => {
+    const response = await fetch(`${baseUrl}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${apiKey}`,
+        'x-service-account': accountId,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await response.text();
+    if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`);
+    return (text ? JSON.parse(text) : undefined) as never;
+  };
+}
+
+/** The private location of the local agent, with a fresh key (earlier keys revoked: they were shown once). */
+async function localLocationKey(api: Api): Promise<string> {
+  type Location = { id: string; slugName: string; keys: { id: string; rawKey?: string }[] };
+  const existing = (await api<Location[]>('GET', '/v1/private-locations')).find(
+    (l) => l.slugName === LOCATION,
+  );
+  if (!existing) {
+    const created = await api<Location>('POST', '/v1/private-locations', {
+      name: 'This machine',
+      slugName: LOCATION,
+    });
+    const key = created.keys[0]?.rawKey;
+    if (!key) throw new Error('the new private location came without its key');
+    return key;
+  }
+  for (const key of existing.keys) await api('DELETE', `/v1/private-locations/${existing.id}/keys/${key.id}`);
+  const key = await api<{ rawKey: string }>('POST', `/v1/private-locations/${existing.id}/keys`);
+  return key.rawKey;
+}
+
+/** The example checks, scheduled every minute on the local location, made once. */
+async function seedChecks(api: Api, targetUrl: string): Promise<number> {
+  await api('DELETE', '/v1/variables/TARGET').catch(() => {});
+  await api('POST', '/v1/variables', { key: 'TARGET', value: targetUrl });
+  const existing = await api<unknown[]>('GET', '/v1/checks?limit=1');
+  if (existing.length > 0) return 0;
+  const { checks } = parseYaml(await readFile(EXAMPLES, 'utf8')) as { checks: Record<string, unknown>[] };
+  for (const check of checks) {
+    await api('POST', '/v1/checks', { ...check, frequency: 1, locations: [], privateLocations: [LOCATION] });
+  }
+  return checks.length;
+}
+
+/**
+ * `vantage dev` (and `npm start`): the control plane on the embedded store, one agent for a private location on
+ * this machine, and example checks against a demo shop it serves itself; finished runs are printed as they come.
+ */
+export async function devCommand(env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  const serverConfig = serverConfigFromEnv({ VANTAGE_DATA_DIR: '.vantage/dev', LOG_LEVEL: 'WARN', ...env });
+  const secrets = new SecretValues();
+  const log = createLogger({ level: serverConfig.logLevel, secrets, base: { service: 'vantage-dev' } });
+  const target = await startDemoTarget();
+  const server = await startServer({ config: serverConfig, version, logger: log });
+  const { accountId } = server.bootstrap;
+  const apiKey =
+    server.bootstrap.apiKey ?? (await createUserKey(server.context.db, accountId, 'vantage dev'));
+  const api = apiClient(server.url, accountId, apiKey);
+  const locationKey = await localLocationKey(api);
+  secrets.add([apiKey, locationKey]);
+  const seeded = await seedChecks(api, target.url);
+
+  const agentConfig = loadConfig({
+    LOG_LEVEL: 'WARN',
+    AGENT_DATA_DIR: join(serverConfig.dataDir, 'agent'),
+    ...env,
+    API_KEY: locationKey,
+    API_URL: server.url,
+  });
+  if (!agentConfig.ok) throw new Error(agentConfig.problems.join('; '));
+  const agent = await startAgent(agentConfig.config);
+
+  const reporter = listReporter({ write: (text) => process.stdout.write(text) });
+  server.runs.events.on('session-finished', (sessionId) => {
+    api<CheckSession>('GET', `/v1/check-sessions/${sessionId}`)
+      .then((session) => reporter.onSession(session))
+      .catch(() => {});
+  });
+
+  process.stdout.write(
+    [
+      `Vantage ${version} is running on this machine`,
+      `  API            ${server.url}   (OpenAPI: ${server.url}/openapi.json)`,
+      `  account        x-service-account: ${accountId}`,
+      `  API key        Authorization: Bearer ${apiKey}`,
+      `  agent          location "${LOCATION}", health on http://127.0.0.1:${agent.healthPort}/health`,
+      `  demo shop      ${target.url}`,
+      seeded > 0
+        ? `  seeded ${seeded} example checks, run every minute`
+        : '  checks         as you left them',
+      '',
+      'Finished runs appear below. Ctrl-C stops everything.',
+      '',
+    ].join('\n'),
+  );
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', () => resolve());
+    process.once('SIGTERM', () => resolve());
+  });
+  await agent.stop();
+  await server.close();
+  await target.close();
+  return 0;
+}
