@@ -1,13 +1,13 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DestinationStream } from 'pino';
-import { version } from '../cli/version.js';
 import { defaultExecutors } from '../executors/registry.js';
 import { createErrorReporter, type ErrorReporter } from '../observability/error-reporter.js';
 import { createLogger, type Logger } from '../observability/logger.js';
 import { createAgentMetrics } from '../observability/metrics.js';
 import { SecretValues } from '../observability/secret-values.js';
 import { AGENT_PATHS, idempotencyKey, type RunMessage, type SlotCounts } from '../protocol/index.js';
+import { version } from '../version.js';
 import { bundledRuntimes, probeCapabilities } from './capabilities.js';
 import type { AgentConfig } from './config.js';
 import { Backoff } from './connection/backoff.js';

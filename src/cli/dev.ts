@@ -9,9 +9,9 @@ import { SecretValues } from '../observability/secret-values.js';
 import { createUserKey } from '../server/auth/bootstrap.js';
 import { serverConfigFromEnv } from '../server/config.js';
 import { startServer } from '../server/server.js';
+import { version } from '../version.js';
 import { startDemoTarget } from './demo/target.js';
 import { listReporter } from './reporters/list.js';
-import { version } from './version.js';
 
 const LOCATION = 'local';
 const EXAMPLES = new URL('../../examples/checks.yaml', import.meta.url);

@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { version } from '../version.js';
 import { agentCommand } from './agent.js';
 import { devCommand } from './dev.js';
 import { EXIT, runCommand } from './run/command.js';
 import { serverCommand } from './server.js';
-import { version } from './version.js';
 
 function positiveInteger(value: string): number {
   const n = Number(value);

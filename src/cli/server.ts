@@ -2,7 +2,7 @@ import { createLogger } from '../observability/logger.js';
 import { SecretValues } from '../observability/secret-values.js';
 import { serverConfigFromEnv } from '../server/config.js';
 import { startServer } from '../server/server.js';
-import { version } from './version.js';
+import { version } from '../version.js';
 
 /** `vantage server`: the control plane, configured by the environment; stops cleanly on SIGTERM/SIGINT. */
 export async function serverCommand(env: NodeJS.ProcessEnv = process.env): Promise<number> {

@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import type { CheckType } from '../../checks/index.js';
-import { version } from '../../cli/version.js';
 import { type HelloMessage, PROTOCOL_VERSION, type SlotCounts } from '../../protocol/index.js';
+import { version } from '../../version.js';
 import type { Capability } from '../capabilities.js';
 
 export interface HelloParts {
