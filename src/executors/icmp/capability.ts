@@ -1,7 +1,7 @@
 import { PingSession } from './session.js';
 
 export const RAW_SOCKET_REQUIRED =
-  'ICMP needs raw sockets: grant the NET_RAW capability (Kubernetes: securityContext.capabilities.add: ["NET_RAW"]; docker run --cap-add NET_RAW)';
+  'ICMP needs raw sockets: grant the NET_RAW capability (Kubernetes: securityContext.capabilities.add: ["NET_RAW"] with allowPrivilegeEscalation: true for a non-root container, or the chart value icmp.enabled=true; docker run --cap-add NET_RAW)';
 
 /** Why a raw ICMP socket could not be opened, as a user can act on it. */
 export function rawSocketFailure(error: unknown): string {
