@@ -8,7 +8,7 @@ import { createAgentMetrics } from '../observability/metrics.js';
 import { SecretValues } from '../observability/secret-values.js';
 import { AGENT_PATHS, idempotencyKey, type RunMessage, type SlotCounts } from '../protocol/index.js';
 import { version } from '../version.js';
-import { bundledRuntimes, probeCapabilities } from './capabilities.js';
+import { bundledEngines, bundledRuntimes, probeCapabilities } from './capabilities.js';
 import type { AgentConfig } from './config.js';
 import { Backoff } from './connection/backoff.js';
 import { ControlConnection } from './connection/client.js';
@@ -87,7 +87,8 @@ export async function startAgent(config: AgentConfig, options: AgentOptions = {}
     secrets,
     envValues: sensitiveEnvValues(process.env),
     send: async (report) => {
-      const answer = await http.postJson(AGENT_PATHS.errors, report);
+      // x-agent-id tells the location's agents apart in GET /v1/private-locations/{id}/errors.
+      const answer = await http.postJson(AGENT_PATHS.errors, report, { 'x-agent-id': agentId });
       if (answer.status >= 300) throw new Error(`the control plane answered ${answer.status}`);
     },
     onSendFailure: (error) => log.debug({ error: (error as Error).message }, 'an error report was not sent'),
@@ -117,9 +118,11 @@ export async function startAgent(config: AgentConfig, options: AgentOptions = {}
       connection.send({ type: 'release', runIds: runIds.slice(i, i + 1000) });
     }
   };
+  const artifacts = new ArtifactUploader({ http, log });
   const runner = new Runner({
     agentId,
     executors: defaultExecutors,
+    artifacts,
     ledger,
     queues,
     spool,
@@ -230,12 +233,13 @@ export async function startAgent(config: AgentConfig, options: AgentOptions = {}
       slots: capacity,
       spooled: spool.count,
       externalObservability: config.externalObservability,
+      runtimes,
+      engines: bundledEngines(),
     },
     'agent started',
   );
 
   let stopped: Promise<void> | null = null;
-  const artifacts = new ArtifactUploader({ http, log });
   return {
     agentId,
     healthPort: health.port,

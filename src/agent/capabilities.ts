@@ -1,36 +1,67 @@
-import { readdirSync } from 'node:fs';
 import { CHECK_TYPES, type CheckType } from '../checks/index.js';
 import { probeIcmpCapability } from '../executors/icmp/index.js';
 import { UNAVAILABLE_KINDS } from '../executors/registry.js';
+import {
+  availableEngines,
+  chromiumMissing,
+  type EngineId,
+  findChromium,
+  installedRuntimes,
+  scriptSettingsFromEnv,
+} from '../runtimes/index.js';
 
 export interface Capability {
   available: boolean;
   reason: string | null;
 }
 
+const AVAILABLE: Capability = { available: true, reason: null };
+
+/** What the script kinds need: a runtime (BROWSER, MULTI_STEP), Chromium (BROWSER), an engine (PLAYWRIGHT). */
+function scriptCapabilities(): Partial<Record<CheckType, Capability>> {
+  const settings = scriptSettingsFromEnv();
+  const runtimes = installedRuntimes(settings.runtimesDir);
+  const noRuntime: Capability | null =
+    runtimes.length === 0
+      ? {
+          available: false,
+          reason: `no script runtime is installed in ${settings.runtimesDir} (npm ci in runtimes/<id>)`,
+        }
+      : null;
+  const browser = findChromium(settings.chromiumPath)
+    ? (noRuntime ?? AVAILABLE)
+    : { available: false, reason: chromiumMissing(settings.chromiumPath) };
+  const playwright: Capability =
+    availableEngines(settings.runtimesDir).length > 0
+      ? AVAILABLE
+      : {
+          available: false,
+          reason: 'no engine for check suites (Node.js 22, 24, 26 or Bun 1.3) is installed',
+        };
+  return { BROWSER: browser, MULTI_STEP: noRuntime ?? AVAILABLE, PLAYWRIGHT: playwright };
+}
+
 /** What this agent can run, for the hello: every kind with whether it can and, if not, why. */
 export async function probeCapabilities(): Promise<Record<CheckType, Capability>> {
   const icmp = await probeIcmpCapability();
+  const scripts = scriptCapabilities();
   const unavailable: Partial<Record<CheckType, string>> = UNAVAILABLE_KINDS;
   const capabilities = {} as Record<CheckType, Capability>;
   for (const kind of CHECK_TYPES) {
     const reason = unavailable[kind];
     if (reason) capabilities[kind] = { available: false, reason };
     else if (kind === 'ICMP') capabilities[kind] = icmp;
-    else capabilities[kind] = { available: true, reason: null };
+    else capabilities[kind] = scripts[kind] ?? AVAILABLE;
   }
   return capabilities;
 }
 
-/** The script runtimes bundled with this build (folders like `runtimes/2026.04`). */
+/** The script runtimes this agent has installed (folders like `runtimes/2026.04`), newest first. */
 export function bundledRuntimes(): string[] {
-  try {
-    return readdirSync(new URL('../../runtimes/', import.meta.url), { withFileTypes: true })
-      .filter((entry) => entry.isDirectory() && /^\d{4}\.\d{2}$/.test(entry.name))
-      .map((entry) => entry.name)
-      .sort()
-      .reverse();
-  } catch {
-    return [];
-  }
+  return installedRuntimes(scriptSettingsFromEnv().runtimesDir).map((runtime) => runtime.id);
+}
+
+/** The engines for check suites this agent has (`node22`, `node24`, `node26`, `bun1.3`). */
+export function bundledEngines(): EngineId[] {
+  return availableEngines(scriptSettingsFromEnv().runtimesDir);
 }

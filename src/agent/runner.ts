@@ -1,3 +1,4 @@
+import { createReadStream } from 'node:fs';
 import {
   type Check,
   EXECUTION_LIMIT_MS,
@@ -11,11 +12,17 @@ import {
 import type { ExecutorRegistry } from '../executors/registry.js';
 import { type AttemptEnd, runAttempt } from '../executors/run/attempt.js';
 import { statusOfAttempt, toCheckResult } from '../executors/run/session.js';
+import {
+  type ArtifactOutcome,
+  discardArtifacts,
+  withAssetUrls,
+} from '../executors/script/settle-artifacts.js';
 import { failedBeforeStart } from '../executors/unsupported.js';
 import type { Logger } from '../observability/logger.js';
 import type { AgentMetrics } from '../observability/metrics.js';
 import type { SecretValues } from '../observability/secret-values.js';
 import { type ResultUpload, type RunMessage, type SlotClass, slotClassOf } from '../protocol/index.js';
+import type { ArtifactUploader } from './delivery/artifacts.js';
 import type { SlotLedger } from './slots/ledger.js';
 import type { SlotQueues } from './slots/queues.js';
 import type { ResultSpool } from './spool/spool.js';
@@ -29,6 +36,8 @@ export interface RunnerOptions {
   secrets: SecretValues;
   metrics: AgentMetrics;
   log: Logger;
+  /** Uploads the files runs produce (screenshots, traces, …); without it they are dropped. */
+  artifacts?: ArtifactUploader;
   /** Multiplies each kind's execution limit (AGENT_RUN_LIMIT_SCALE). */
   limitScale: number;
   /** A result was spooled. */
@@ -153,6 +162,7 @@ export class Runner {
     try {
       end =
         typeof state.check === 'string' ? endedEarly(state.check) : await this.attempt(state, state.check);
+      end = await this.uploadArtifacts(run.runId, end);
     } catch (error) {
       this.options.log.error({ err: error, runId: run.runId }, 'a run failed inside the agent');
       end = endedEarly(`internal error in the agent: ${(error as Error).message}`);
@@ -178,6 +188,27 @@ export class Runner {
       signal: state.controller.signal,
       limitMs: Math.max(1, Math.round(EXECUTION_LIMIT_MS[check.checkType] * this.options.limitScale)),
     });
+  }
+
+  /** Sends the attempt's files to the control plane, puts their URLs into its assets, and removes them. */
+  private async uploadArtifacts(runId: string, end: AttemptEnd): Promise<AttemptEnd> {
+    const artifacts = end.attempt.artifacts;
+    if (!artifacts?.length) return end;
+    try {
+      const uploader = this.options.artifacts;
+      const outcomes = new Map<string, ArtifactOutcome>();
+      await Promise.all(
+        artifacts.map(async (artifact) => {
+          const uploaded = uploader
+            ? await uploader.upload(runId, { ...artifact, open: () => createReadStream(artifact.path) })
+            : { url: null, note: 'not uploaded: this agent has no artifact upload' };
+          outcomes.set(artifact.name, uploaded);
+        }),
+      );
+      return { ...end, attempt: withAssetUrls(end.attempt, outcomes) };
+    } finally {
+      await discardArtifacts(artifacts);
+    }
   }
 
   private async finish(state: RunState, end: AttemptEnd, startedAt: number): Promise<void> {

@@ -39,6 +39,11 @@ program
   .option('--grep <pattern>', 'run only checks whose name matches this regular expression')
   .option('--concurrency <n>', 'checks run at once', positiveInteger, 10)
   .option('--location <name>', 'the run location reported in results', 'local')
+  .option(
+    '--artifacts-dir <dir>',
+    'folder that keeps the screenshots, traces, videos and reports of script checks',
+    'vantage-artifacts',
+  )
   .action(async (files: string[], options) => {
     const controller = new AbortController();
     const onSignal = () => controller.abort();

@@ -22,6 +22,17 @@ export interface ExecutionContext {
   clientCertificates: readonly ClientCertificate[];
 }
 
+/**
+ * A file an attempt produced (screenshot, trace, video, report) on local disk. The caller uploads or keeps it,
+ * then removes it; the result's `assets` list it under the same name with `url` null until then.
+ */
+export interface LocalArtifact {
+  name: string;
+  contentType: string;
+  size: number;
+  path: string;
+}
+
 /** What one attempt of a check found. Flags are raw: shouldFail is applied by the caller. */
 export interface Attempt {
   hasErrors: boolean;
@@ -38,6 +49,8 @@ export interface Attempt {
   error: string | null;
   /** The kind's detail object under its key, e.g. `{apiCheckResult: …}`. */
   detail: ResultDetail;
+  /** Files of the attempt for the caller (script kinds); see LocalArtifact. */
+  artifacts?: LocalArtifact[];
 }
 
 export type Executor<K extends CheckType = CheckType> = (

@@ -1,5 +1,11 @@
 import PQueue from 'p-queue';
-import { type CheckSession, formatFileProblem, type Variable } from '../../checks/index.js';
+import {
+  type Asset,
+  type CheckSession,
+  detailOf,
+  formatFileProblem,
+  type Variable,
+} from '../../checks/index.js';
 import { runCheckSession } from '../../executors/run/session.js';
 import { REPORTERS, type ReporterName } from '../reporters/index.js';
 import { loadCheckFiles, parseEnvAssignment } from './load.js';
@@ -11,6 +17,8 @@ export interface RunCommandOptions {
   grep?: string;
   concurrency: number;
   location: string;
+  /** Where screenshots, traces, videos and reports of script checks are kept. */
+  artifactsDir?: string;
 }
 
 /** Exit status of `vantage run`. */
@@ -77,6 +85,7 @@ export async function runCommand(
           runSource: 'TEST_NO_RECORD',
           overrides,
           signal: io.signal,
+          artifactsDir: options.artifactsDir,
         });
         sessions.push(session);
         reporter.onSession(session);
@@ -84,5 +93,10 @@ export async function runCommand(
     ),
   );
   await reporter.onEnd(sessions);
+  const kept = sessions.some((s) =>
+    s.results.some((r) => (detailOf(r)?.assets as Asset[] | undefined)?.length),
+  );
+  if (kept && options.artifactsDir)
+    io.stderr(`Screenshots, traces and reports are in ${options.artifactsDir}\n`);
   return sessions.some((s) => FAILING.has(s.status)) ? EXIT.failed : EXIT.passed;
 }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   type Check,
@@ -14,6 +15,7 @@ import {
   VariableSet,
 } from '../../checks/index.js';
 import { defaultExecutors, type ExecutorRegistry } from '../registry.js';
+import { artifactFolderName, keepArtifacts } from '../script/settle-artifacts.js';
 import type { ClientCertificate } from '../types.js';
 import { type AttemptEnd, runAttempt } from './attempt.js';
 
@@ -30,6 +32,8 @@ export interface SessionOptions {
   executors?: ExecutorRegistry;
   /** Overrides the kind's execution limit of each attempt, in milliseconds. */
   limitMs?: number;
+  /** Where the files of attempts (screenshots, traces, …) are kept; without it they are removed. */
+  artifactsDir?: string;
   /** Called with each result as it is made (ATTEMPT results, then the FINAL one). */
   onResult?: (result: CheckResult) => void;
 }
@@ -93,8 +97,13 @@ export async function runCheckSession(check: Check, options: SessionOptions): Pr
   const results: CheckResult[] = [];
   let status: SessionStatus = 'FAILED';
 
+  const artifactsDir = options.artifactsDir
+    ? join(options.artifactsDir, artifactFolderName(check.name))
+    : null;
   for (let attemptNo = 1; ; attemptNo++) {
-    const end = await runAttempt(check, attemptOptions);
+    let end = await runAttempt(check, attemptOptions);
+    const kept = await keepArtifacts(end.attempt, artifactsDir && join(artifactsDir, `attempt-${attemptNo}`));
+    end = { ...end, attempt: kept };
     status = statusOfAttempt(check, end);
     const failed = status === 'FAILED' || status === 'TIMED_OUT';
     const retry =

@@ -1,0 +1,56 @@
+import { rename, stat } from 'node:fs/promises';
+import { extname, join } from 'node:path';
+import type { Asset } from '../../checks/index.js';
+import type { LocalArtifact } from '../types.js';
+import type { ReportAttachment } from './report.js';
+
+/** Artifact names are plain file names (the control plane's rule): letters, digits, `.`, `_`, `-`. */
+const NAME_MAX = 200;
+
+/** `text` as a file-name part: runs of other characters become `-`. */
+export function slug(text: string, max: number): string {
+  return text
+    .replace(/[^A-Za-z0-9._-]+/g, '-')
+    .replace(/^[^A-Za-z0-9]+|[^A-Za-z0-9]+$/g, '')
+    .slice(0, max);
+}
+
+/** A name no other artifact of the run has, ending like `path` (`.png`, `.zip`, …). */
+export function uniqueName(wanted: string, extension: string, taken: Set<string>): string {
+  const ext = slug(extension, 16);
+  const base = slug(wanted, NAME_MAX - ext.length - 6) || 'artifact';
+  let name = `${base}${ext ? `.${ext}` : ''}`;
+  for (let n = 2; taken.has(name); n++) name = `${base}-${n}${ext ? `.${ext}` : ''}`;
+  taken.add(name);
+  return name;
+}
+
+/**
+ * Moves the files tests attached into `dir`, each named after its test and what it is
+ * (`home-page-screenshot.png`, `chromium-login-retry1-trace.zip`). Files that are gone are skipped.
+ */
+export async function collectAttachments(
+  attachments: readonly ReportAttachment[],
+  dir: string,
+  taken = new Set<string>(),
+): Promise<LocalArtifact[]> {
+  const collected: LocalArtifact[] = [];
+  for (const attachment of attachments) {
+    const info = await stat(attachment.path).catch(() => null);
+    if (!info?.isFile()) continue;
+    const { title, project, retry } = attachment.test;
+    const wanted = [project, title, retry > 0 ? `retry${retry}` : '', attachment.name]
+      .filter(Boolean)
+      .join('-');
+    const name = uniqueName(wanted, extname(attachment.path).slice(1), taken);
+    const path = join(dir, name);
+    await rename(attachment.path, path);
+    collected.push({ name, contentType: attachment.contentType, size: info.size, path });
+  }
+  return collected;
+}
+
+/** The result's assets for the artifacts; `url` is set by whoever uploads or keeps them. */
+export function assetsOf(artifacts: readonly LocalArtifact[]): Asset[] {
+  return artifacts.map(({ name, contentType, size }) => ({ name, contentType, size, url: null }));
+}

@@ -1,0 +1,29 @@
+export { DEFAULT_RUNTIME_ID, installedRuntimes, type Runtime, resolveRuntime } from './catalog.js';
+export { CHROMIUM_ARGS, chromiumMissing, findChromium } from './chromium.js';
+export {
+  availableEngines,
+  type Engine,
+  type EngineId,
+  enginePath,
+  findEngine,
+  HOST_NODE_BIN,
+} from './engines.js';
+export { MANIFEST_FILE, type RuntimeManifest, readManifest, runtimeManifestSchema } from './manifest.js';
+export { type NodeScriptRequest, type NodeScriptResult, runNodeScript } from './node-script.js';
+export {
+  RUNTIME_VARIABLES,
+  runMarker,
+  type ScriptIdentity,
+  scriptEnvironment,
+} from './sandbox/environment.js';
+export { RunLog, stripAnsi } from './sandbox/output.js';
+export { killRunProcesses, runProcesses } from './sandbox/processes.js';
+export { createRunFolder, handOver, type RunFolder, removeRunFolder } from './sandbox/run-folder.js';
+export {
+  memoryCapAvailable,
+  nodeHeapFlag,
+  runSandboxed,
+  type SandboxExit,
+  type SandboxedCommand,
+} from './sandbox/spawn.js';
+export { type ScriptSettings, type ScriptUser, scriptSettingsFromEnv } from './settings.js';

@@ -1,0 +1,157 @@
+import { execFile } from 'node:child_process';
+import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPlaywrightExecutor } from '../../../src/executors/playwright/index.js';
+import type { Executor } from '../../../src/executors/types.js';
+import { findEngine, scriptSettingsFromEnv } from '../../../src/runtimes/index.js';
+import { startHttpServer, type TestServer } from '../../support/http-servers.js';
+import { cleanUp, noChromium, processesWith, runScript, scriptCheck } from '../browser/support.js';
+
+const fixtures = fileURLToPath(new URL('./fixtures/', import.meta.url));
+const { runtimesDir } = scriptSettingsFromEnv();
+const noEngine = !findEngine('node22', runtimesDir) && !process.env.CI;
+
+let shop: TestServer;
+let dir: string;
+let bundle: string;
+let installLog: string;
+let execute: Executor;
+
+beforeAll(async () => {
+  shop = await startHttpServer((req, res) => {
+    res.setHeader('content-type', 'text/html');
+    res.end(req.url === '/cart' ? '<div id="items">0</div>' : '<h1>Shop</h1>');
+  });
+  dir = await mkdtemp(join(tmpdir(), 'vantage-suite-'));
+  // Scripts may run as another user: the install command writes its log where anyone can.
+  await chmod(dir, 0o777);
+  bundle = join(dir, 'bundle.tar.gz');
+  installLog = join(dir, 'installs.log');
+  await promisify(execFile)('tar', ['-czf', bundle, '-C', fixtures, 'suite']);
+  execute = createPlaywrightExecutor({ cacheDir: join(dir, 'cache') }) as Executor;
+});
+
+afterAll(async () => {
+  await shop.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+/**
+ * The suite's install, without the network: the packages its lockfile pins are copied from the runtime that
+ * holds the same Playwright; each install adds a line to the install log.
+ */
+const INSTALL = [
+  'mkdir -p node_modules/.bin',
+  'cp -R "$PW_MODULES/@playwright" "$PW_MODULES/playwright" "$PW_MODULES/playwright-core" node_modules/',
+  'ln -s ../@playwright/test/cli.js node_modules/.bin/playwright',
+  'echo installed >> "$INSTALL_LOG"',
+].join(' && ');
+
+const suiteCheck = (fields: Record<string, unknown> = {}, variables: { key: string; value: string }[] = []) =>
+  scriptCheck({
+    checkType: 'PLAYWRIGHT',
+    codeBundlePath: bundle,
+    playwrightConfigPath: 'playwright.config.js',
+    installCommand: INSTALL,
+    pwProjects: ['desktop', 'phone'],
+    pwTags: ['@smoke', '@cart'],
+    engine: 'node22',
+    environmentVariables: [
+      { key: 'SHOP_URL', value: shop.origin },
+      { key: 'PW_MODULES', value: join(runtimesDir, '2026.04', 'node_modules') },
+      { key: 'INSTALL_LOG', value: installLog },
+      ...variables,
+    ],
+    ...fields,
+  });
+
+const installs = async () =>
+  (await readFile(installLog, 'utf8').catch(() => '')).split('\n').filter(Boolean).length;
+
+describe.skipIf(noChromium || noEngine)('PLAYWRIGHT check suites', () => {
+  it('run the chosen projects and tags; the second run installs from the cache', async () => {
+    const first = await runScript(suiteCheck(), { executors: { PLAYWRIGHT: execute } });
+    expect(first.status).toBe('PASSED');
+    expect(first.detail.tests.map((t) => `${t.project}: ${t.title} ${t.status}`)).toEqual([
+      'desktop: home page shows the shop @smoke passed',
+      'desktop: cart is empty passed',
+      'phone: home page shows the shop @smoke passed',
+      'phone: cart is empty passed',
+    ]);
+    const log = first.detail.logs.map((l) => l.msg);
+    expect(log).toContain(
+      "$ npx playwright test --config playwright.config.js --project desktop --project phone --grep '@smoke|@cart'",
+    );
+    expect(log).toEqual(expect.arrayContaining(['viewport 1280', 'viewport 390']));
+    expect(first.detail.assets).toMatchObject([
+      { name: 'playwright-report.tar.gz', contentType: 'application/gzip' },
+    ]);
+    const report = first.attempt.artifacts?.[0]?.path ?? '';
+    const listing = await promisify(execFile)('tar', ['-tzf', report]);
+    expect(listing.stdout).toContain('./index.html');
+    expect(await installs()).toBe(1);
+    await cleanUp(first);
+
+    const second = await runScript(suiteCheck({}, [{ key: 'EXPECTED_ITEMS', value: '3' }]), {
+      executors: { PLAYWRIGHT: execute },
+    });
+    expect(await installs()).toBe(1);
+    expect(second.detail.logs.map((l) => l.msg)).toContainEqual(
+      expect.stringMatching(/^dependencies restored from the cache/),
+    );
+    expect(second.status).toBe('FAILED');
+    expect(second.detail.errors.map((e) => e.split('\n')[0])).toEqual([
+      '[desktop] cart is empty: Error: expect(locator).toHaveText(expected) failed',
+      '[phone] cart is empty: Error: expect(locator).toHaveText(expected) failed',
+    ]);
+    expect(second.detail.assets.map((a) => a.name)).toEqual(
+      expect.arrayContaining(['desktop-cart-is-empty-trace.zip', 'phone-cart-is-empty-trace.zip']),
+    );
+    await cleanUp(second);
+  });
+
+  it('stop when the run is cancelled, leaving no process', async () => {
+    const tag = `suite-${Date.now()}`;
+    const controller = new AbortController();
+    const running = runScript(
+      suiteCheck({ pwProjects: ['desktop'], pwTags: ['@hang'] }, [{ key: 'RUN_TAG', value: tag }]),
+      { executors: { PLAYWRIGHT: execute }, signal: controller.signal },
+    );
+    // Cancelled once the suite's browser is up.
+    const deadline = Date.now() + 30_000;
+    while ((await processesWith(`RUN_TAG=${tag}`, /chrom/)).length === 0 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    controller.abort();
+    const outcome = await running;
+    expect(outcome.status).toBe('CANCELLED');
+    expect(await processesWith(`RUN_TAG=${tag}`)).toEqual([]);
+    await cleanUp(outcome);
+  });
+});
+
+describe('PLAYWRIGHT check suites that cannot run', () => {
+  it('name the engines there are when the chosen one is missing', async () => {
+    const empty = await mkdtemp(join(tmpdir(), 'vantage-no-engines-'));
+    const outcome = await runScript(suiteCheck(), {
+      executors: { PLAYWRIGHT: createPlaywrightExecutor({ runtimesDir: empty }) as Executor },
+    });
+    await rm(empty, { recursive: true });
+    expect(outcome.status).toBe('FAILED');
+    expect(outcome.attempt.error).toBe(
+      'PLAYWRIGHT check cannot run: engine node22 is not available here (available: none is installed)',
+    );
+  });
+
+  it('fail before running when the code bundle is not there', async () => {
+    const outcome = await runScript(suiteCheck({ codeBundlePath: join(dir, 'missing.tar.gz') }), {
+      executors: { PLAYWRIGHT: execute },
+    });
+    expect(outcome.status).toBe('FAILED');
+    expect(outcome.attempt.error).toBe(`the code bundle ${join(dir, 'missing.tar.gz')} does not exist`);
+  });
+});

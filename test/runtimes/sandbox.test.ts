@@ -1,0 +1,160 @@
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  createRunFolder,
+  handOver,
+  memoryCapAvailable,
+  type RunFolder,
+  RunLog,
+  removeRunFolder,
+  runMarker,
+  runProcesses,
+  runSandboxed,
+  scriptEnvironment,
+  scriptSettingsFromEnv,
+} from '../../src/runtimes/index.js';
+
+const identity = {
+  checkId: 'check-1',
+  checkName: 'Sandbox',
+  checkType: 'BROWSER',
+  runId: 'run-1',
+  region: 'eu-west-1',
+  runtimeVersion: '2026.04',
+};
+const { scriptUser } = scriptSettingsFromEnv();
+
+let workDir: string;
+let folder: RunFolder;
+
+beforeEach(async () => {
+  workDir = await mkdtemp(join(tmpdir(), 'vantage-sandbox-'));
+  folder = await createRunFolder(workDir, 'run-1');
+  await handOver(folder, scriptUser);
+});
+
+afterEach(async () => {
+  await removeRunFolder(folder, false);
+  await rm(workDir, { recursive: true, force: true });
+});
+
+function shell(
+  script: string,
+  options: { signal?: AbortSignal; timeoutMs?: number; memoryLimitMb?: number } = {},
+) {
+  const log = new RunLog();
+  const env = scriptEnvironment(identity, { GREETING: 'hello' }, folder);
+  const run = runSandboxed({
+    file: '/bin/sh',
+    args: ['-c', script],
+    cwd: folder.work,
+    env,
+    marker: runMarker(folder),
+    log,
+    user: scriptUser,
+    ...options,
+  });
+  return { log, run };
+}
+
+describe('a sandboxed script', () => {
+  it('sees only the check variables and the runtime variables, in a working folder of its own', async () => {
+    process.env.API_KEY = 'pl_acct.loc.agent-secret';
+    const { log, run } = shell('env; pwd');
+    const exit = await run;
+    delete process.env.API_KEY;
+    expect(exit).toMatchObject({ code: 0, stopped: null });
+    const lines = log.lines().map((l) => l.msg);
+    const names = lines.filter((l) => /^[A-Za-z_]+=/.test(l)).map((l) => l.split('=')[0]);
+    expect(names.sort()).toEqual(
+      [
+        'CHECK_ID',
+        'CHECK_NAME',
+        'CHECK_RUN_ID',
+        'CHECK_TYPE',
+        'GREETING',
+        'HOME',
+        'LANG',
+        'PATH',
+        'PWD',
+        'REGION',
+        'RUNTIME_VERSION',
+        'TMPDIR',
+      ].sort(),
+    );
+    expect(lines).toContain('CHECK_NAME=Sandbox');
+    expect(lines).toContain('REGION=eu-west-1');
+    expect(lines).toContain(folder.work);
+    expect(lines.join('\n')).not.toContain('agent-secret');
+  });
+
+  it.runIf(scriptUser !== null)('runs as an unprivileged user when the agent is root', async () => {
+    const { log, run } = shell('id -u; cat /proc/1/environ >/dev/null 2>&1 && echo readable || echo denied');
+    await run;
+    expect(log.lines().map((l) => l.msg)).toEqual([String(scriptUser?.uid), 'denied']);
+  });
+
+  it('is killed at its time limit with every process it started, detached ones included', async () => {
+    const { log, run } = shell('setsid sleep 300 & (sleep 300 &); echo started; sleep 300', {
+      timeoutMs: 1500,
+    });
+    const exit = await run;
+    expect(exit.stopped).toBe('timeout');
+    expect(log.lines().map((l) => l.msg)).toEqual(['started']);
+    expect(await runProcesses(null, runMarker(folder))).toEqual([]);
+  });
+
+  it('is killed when its run is cancelled', async () => {
+    const controller = new AbortController();
+    const { run } = shell('sleep 300', { signal: controller.signal });
+    setTimeout(() => controller.abort(), 300);
+    const exit = await run;
+    expect(exit.stopped).toBe('aborted');
+    expect(await runProcesses(null, runMarker(folder))).toEqual([]);
+  });
+
+  it('leaves no process behind when it ends on its own', async () => {
+    const { run } = shell('setsid sleep 300 & echo done');
+    const exit = await run;
+    expect(exit).toMatchObject({ code: 0, stopped: null, leftovers: 1 });
+    expect(await runProcesses(null, runMarker(folder))).toEqual([]);
+  });
+
+  it.runIf(memoryCapAvailable)('cannot use more memory than its cap', async () => {
+    const node = process.execPath;
+    const hog = `${node} -e "const a = []; for (;;) a.push(Buffer.alloc(1e6, 1))"`;
+    const { log, run } = shell(`${node} -e "console.log('started')" && ${hog} && echo survived`, {
+      memoryLimitMb: 256,
+    });
+    const exit = await run;
+    const said = log.lines().map((l) => l.msg);
+    expect(said).toContain('started');
+    expect(said).not.toContain('survived');
+    expect(exit.code).not.toBe(0);
+  });
+
+  it('reports a command that cannot start', async () => {
+    const log = new RunLog();
+    const exit = await runSandboxed({
+      file: join(folder.work, 'no-such-program'),
+      args: [],
+      cwd: folder.work,
+      env: {},
+      marker: runMarker(folder),
+      log,
+    });
+    expect(exit.startError).toMatch(/ENOENT/);
+  });
+});
+
+describe('a run folder', () => {
+  it('keeps only the artifacts when asked to', async () => {
+    await writeFile(join(folder.artifacts, 'shot.png'), 'png');
+    await writeFile(join(folder.work, 'check.spec.ts'), 'test');
+    await removeRunFolder(folder, true);
+    expect(await readdir(folder.root)).toEqual(['artifacts']);
+    expect(await readFile(join(folder.artifacts, 'shot.png'), 'utf8')).toBe('png');
+  });
+});
