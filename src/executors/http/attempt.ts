@@ -15,6 +15,8 @@ export interface AttemptInput {
   abortReason: Error | null;
   log: JobLog;
   startedAt: Date;
+  /** Why a setup or teardown script failed, if one did. */
+  scriptError?: string | null;
 }
 
 function assess(check: HttpCheck, facts: Parameters<typeof judge>[1]): Verdict & { crash: string | null } {
@@ -30,7 +32,8 @@ function assess(check: HttpCheck, facts: Parameters<typeof judge>[1]): Verdict &
 }
 
 /** The attempt a run's exchange amounts to: flags, error line and the apiCheckResult detail. */
-export function attemptOf({ check, request, exchange, abortReason, log, startedAt }: AttemptInput): Attempt {
+export function attemptOf(input: AttemptInput): Attempt {
+  const { check, request, exchange, abortReason, log, startedAt, scriptError = null } = input;
   const times = runTimings(exchange.hops);
   const responseTime = times.timingPhases.total;
   const flags = responseTimeFlags(responseTime, check);
@@ -39,6 +42,7 @@ export function attemptOf({ check, request, exchange, abortReason, log, startedA
 
   let requestError: string | null = null;
   if (exchange.error !== null) requestError = describeError(abortReason ?? exchange.error);
+  else if (scriptError !== null) requestError = scriptError;
   else if (overMaxResponseTime) requestError = `the response time exceeded ${check.maxResponseTime} ms`;
 
   const received = exchange.response;
@@ -67,7 +71,7 @@ export function attemptOf({ check, request, exchange, abortReason, log, startedA
     responseTime,
     startedAt,
     stoppedAt: new Date(),
-    networkError: received === null,
+    networkError: received === null && exchange.error !== null,
     error: requestError ?? verdict.failure,
     detail: {
       apiCheckResult: { assertions: verdict.assertions, request, response, requestError, jobLog: log.lines },

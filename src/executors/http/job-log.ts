@@ -8,6 +8,11 @@ export class JobLog {
     this.lines.push({ time: new Date().toISOString(), level, msg });
   }
 
+  /** Lines written elsewhere (a script's output), with their own times. */
+  append(lines: readonly JobLogLine[]): void {
+    this.lines.push(...lines);
+  }
+
   debug(msg: string): void {
     this.add('DEBUG', msg);
   }

@@ -1,37 +1,73 @@
-import type { ApiCheckResult, HttpCheck } from '../../checks/index.js';
+import { type ApiCheckResult, type HttpCheck, VariableSet } from '../../checks/index.js';
 import type { Attempt, ExecutionContext } from '../types.js';
 import { runAbort } from './abort.js';
 import { attemptOf } from './attempt.js';
-import { exchange } from './exchange.js';
+import { type Exchange, exchange } from './exchange.js';
 import { JobLog } from './job-log.js';
-import { planRequest } from './request-plan.js';
+import { planRequest, type RequestPlan } from './request-plan.js';
+import { checkWithRequest, type ScriptRequest, scriptRequestOf } from './script-objects.js';
+import { runSetupScript, runTeardownScript, scriptOf } from './scripts.js';
+
+/** A setup script's request holds final values: nothing is left to substitute. */
+const NO_VARIABLES = new VariableSet();
 
 /** The request as written in the check, for a result whose request could not even be built. */
 function writtenRequest(check: HttpCheck): ApiCheckResult['request'] {
   return { method: check.request.method, url: check.request.url, data: '', headers: {}, params: {} };
 }
 
-/** One attempt of a URL monitor or API check. Never throws: every failure is an attempt with hasErrors. */
+const NOTHING_SENT: Exchange = { hops: [], response: null, error: null };
+
+async function send(plan: RequestPlan, check: HttpCheck, context: ExecutionContext, log: JobLog) {
+  const abort = runAbort(context.signal, check.maxResponseTime);
+  try {
+    const result = await exchange(plan, {
+      signal: abort.signal,
+      clientCertificates: context.clientCertificates,
+      log,
+    });
+    return { result, abortReason: abort.reason() };
+  } finally {
+    abort.dispose();
+  }
+}
+
+/**
+ * One attempt of a URL monitor or API check. Never throws: every failure is an attempt with hasErrors.
+ * An API check's setup script runs before the request is planned and may change it; its teardown script runs
+ * after the exchange and before the assertions. Script time is outside the request's timings.
+ */
 export async function runHttpCheck(check: HttpCheck, context: ExecutionContext): Promise<Attempt> {
   const startedAt = new Date();
   const log = new JobLog();
   let request = writtenRequest(check);
+  const finish = (result: Exchange, abortReason: Error | null, scriptError: string | null = null) =>
+    attemptOf({ check, request, exchange: result, abortReason, log, startedAt, scriptError });
   try {
-    const plan = planRequest(check, context.variables);
-    request = plan.record;
-    const abort = runAbort(context.signal, check.maxResponseTime);
-    try {
-      const result = await exchange(plan, {
-        signal: abort.signal,
-        clientCertificates: context.clientCertificates,
-        log,
-      });
-      return attemptOf({ check, request, exchange: result, abortReason: abort.reason(), log, startedAt });
-    } finally {
-      abort.dispose();
+    let planned = check;
+    let variables = context.variables;
+    const api = check.checkType === 'API' ? check : null;
+    const setup = api && scriptOf(api, 'setup');
+    const teardown = api && scriptOf(api, 'teardown');
+    let scriptRequest: ScriptRequest | null = null;
+    if (api && (setup !== null || teardown !== null)) {
+      const run = { check: api, context, log };
+      scriptRequest = scriptRequestOf(api, variables);
+      if (setup !== null) {
+        const outcome = await runSetupScript(setup, scriptRequest, run);
+        if ('error' in outcome) return finish(NOTHING_SENT, null, outcome.error);
+        scriptRequest = outcome.request;
+        planned = checkWithRequest(api, scriptRequest);
+        variables = NO_VARIABLES;
+      }
     }
+    const plan = planRequest(planned, variables);
+    request = plan.record;
+    const { result, abortReason } = await send(plan, check, context, log);
+    if (!api || !teardown || !scriptRequest || context.signal.aborted) return finish(result, abortReason);
+    const after = await runTeardownScript(teardown, scriptRequest, result, { check: api, context, log });
+    return finish(after.exchange, abortReason, after.error);
   } catch (error) {
-    const exchangeFailed = { hops: [], response: null, error };
-    return attemptOf({ check, request, exchange: exchangeFailed, abortReason: null, log, startedAt });
+    return finish({ hops: [], response: null, error }, null);
   }
 }
