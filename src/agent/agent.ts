@@ -14,6 +14,7 @@ import { Backoff } from './connection/backoff.js';
 import { ControlConnection } from './connection/client.js';
 import { helloMessage } from './connection/hello.js';
 import { ArtifactUploader } from './delivery/artifacts.js';
+import { BundleFetcher } from './delivery/bundles.js';
 import { ControlPlaneHttp } from './delivery/http-client.js';
 import { ResultDelivery } from './delivery/results.js';
 import { type HealthReport, startHealthServer } from './health/server.js';
@@ -123,6 +124,7 @@ export async function startAgent(config: AgentConfig, options: AgentOptions = {}
     agentId,
     executors: defaultExecutors,
     artifacts,
+    bundles: new BundleFetcher(http),
     ledger,
     queues,
     spool,
@@ -159,8 +161,9 @@ export async function startAgent(config: AgentConfig, options: AgentOptions = {}
 
   const capabilities = await probeCapabilities();
   const runtimes = bundledRuntimes();
+  const engines = bundledEngines();
   const hello = () =>
-    helloMessage({ agentId, capabilities, runtimes, slots: capacity, running: leasedRunIds() });
+    helloMessage({ agentId, capabilities, runtimes, engines, slots: capacity, running: leasedRunIds() });
   const reconnect = options.reconnect ?? { baseMs: 1000, maxMs: 60_000 };
   connection = new ControlConnection({
     url: config.apiUrl.replace(/^http/, 'ws') + AGENT_PATHS.connect,
@@ -234,7 +237,7 @@ export async function startAgent(config: AgentConfig, options: AgentOptions = {}
       spooled: spool.count,
       externalObservability: config.externalObservability,
       runtimes,
-      engines: bundledEngines(),
+      engines,
     },
     'agent started',
   );

@@ -23,6 +23,7 @@ import type { AgentMetrics } from '../observability/metrics.js';
 import type { SecretValues } from '../observability/secret-values.js';
 import { type ResultUpload, type RunMessage, type SlotClass, slotClassOf } from '../protocol/index.js';
 import type { ArtifactUploader } from './delivery/artifacts.js';
+import { BundleFetchError, type BundleFetcher } from './delivery/bundles.js';
 import type { SlotLedger } from './slots/ledger.js';
 import type { SlotQueues } from './slots/queues.js';
 import type { ResultSpool } from './spool/spool.js';
@@ -38,6 +39,8 @@ export interface RunnerOptions {
   log: Logger;
   /** Uploads the files runs produce (screenshots, traces, …); without it they are dropped. */
   artifacts?: ArtifactUploader;
+  /** Fetches the code bundles the control plane serves for PLAYWRIGHT runs; without it URLs go to the executor. */
+  bundles?: BundleFetcher;
   /** Multiplies each kind's execution limit (AGENT_RUN_LIMIT_SCALE). */
   limitScale: number;
   /** A result was spooled. */
@@ -179,15 +182,28 @@ export class Runner {
       { runId: run.runId, attempt: run.attempt, checkId: check.id, checkType: check.checkType },
       'run started',
     );
-    return runAttempt(check, {
-      executors: this.options.executors,
-      variables,
-      mask: state.mask,
-      runLocation: run.runLocation,
-      clientCertificates: run.clientCertificates,
-      signal: state.controller.signal,
-      limitMs: Math.max(1, Math.round(EXECUTION_LIMIT_MS[check.checkType] * this.options.limitScale)),
-    });
+    let resolved = { check, dispose: async () => {} };
+    try {
+      if (this.options.bundles) {
+        resolved = await this.options.bundles.resolve(check, run.runId, state.controller.signal);
+      }
+    } catch (error) {
+      if (error instanceof BundleFetchError) return endedEarly(error.message);
+      throw error;
+    }
+    try {
+      return await runAttempt(resolved.check, {
+        executors: this.options.executors,
+        variables,
+        mask: state.mask,
+        runLocation: run.runLocation,
+        clientCertificates: run.clientCertificates,
+        signal: state.controller.signal,
+        limitMs: Math.max(1, Math.round(EXECUTION_LIMIT_MS[check.checkType] * this.options.limitScale)),
+      });
+    } finally {
+      await resolved.dispose();
+    }
   }
 
   /** Sends the attempt's files to the control plane, puts their URLs into its assets, and removes them. */

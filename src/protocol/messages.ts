@@ -22,6 +22,8 @@ export const helloMessage = z.strictObject({
   platform: z.string().max(100),
   nodeVersion: z.string().max(50),
   runtimes: z.array(z.string().max(20)).max(20),
+  /** The check-suite engines this agent has (`node22`, `bun1.3`, …); optional in v1 (agents before it omit it). */
+  engines: z.array(z.string().max(20)).max(20).optional(),
   /** Every check kind, with whether this agent can run it and why not. */
   capabilities: z.record(z.enum(CHECK_TYPES), capability),
   slots: slotCounts,

@@ -9,6 +9,7 @@ export const AGENT_PATHS = {
   artifact: (runId: string, name: string) =>
     `/v1/agent/runs/${encodeURIComponent(runId)}/artifacts/${encodeURIComponent(name)}`,
   errors: '/v1/agent/errors',
+  bundle: (runId: string) => `/v1/agent/runs/${encodeURIComponent(runId)}/bundle`,
 } as const;
 
 /** Limits shared by both sides. */

@@ -60,7 +60,15 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     url,
     async close() {
       await runs.stop();
-      await app.close();
+      // A request still running when the close begins leaves its connection open as keep-alive afterwards, and
+      // app.close() would wait for the client to hang up (agents keep connections for minutes): close each such
+      // connection as soon as its answer is out.
+      const sweep = setInterval(() => app.server.closeIdleConnections(), 50);
+      try {
+        await app.close();
+      } finally {
+        clearInterval(sweep);
+      }
       await db.close();
     },
   };

@@ -3,40 +3,83 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/agent/config.js';
 import { type Artifact, ArtifactUploader } from '../../src/agent/delivery/artifacts.js';
 import { ControlPlaneHttp } from '../../src/agent/delivery/http-client.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { SecretValues } from '../../src/observability/secret-values.js';
-import { FakeControlPlane } from '../support/fake-control-plane.js';
-import { startHttpServer } from '../support/http-servers.js';
-import { LogCapture, startTestAgent, TEST_KEY } from './support/agent.js';
-import { apiCheck } from './support/checks.js';
+import { LogCapture, startTestAgent, waitFor } from '../support/agent.js';
+import { type CountingTarget, startCountingTarget } from '../support/counting-target.js';
+import { apiCheckAt, completed, FAST_RUNS, runIdsOf, trigger } from '../support/runs.js';
+import {
+  type CreatedLocation,
+  createApiCheck,
+  createLocation,
+  startTestServer,
+  TEST_PUBLIC_URL,
+  type TestServer,
+} from '../support/server.js';
 
-let fake: FakeControlPlane;
-let http: ControlPlaneHttp | null = null;
-afterEach(async () => {
-  await http?.close();
-  http = null;
-  await fake.stop();
-  expect(fake.violations).toEqual([]);
+let server: TestServer;
+let target: CountingTarget;
+let location: CreatedLocation;
+beforeAll(async () => {
+  target = await startCountingTarget();
+  server = await startTestServer('pglite', { runs: FAST_RUNS });
+  location = await createLocation(server, 'artifacts');
+});
+afterAll(async () => {
+  await server?.close();
+  await target?.close();
 });
 
-function uploader(): { uploader: ArtifactUploader; logs: LogCapture } {
-  const loaded = loadConfig({ API_KEY: TEST_KEY, API_URL: fake.url });
+let http: ControlPlaneHttp | null = null;
+afterEach(async () => {
+  await server.start();
+  await http?.close();
+  http = null;
+});
+
+function uploader(retry = { attempts: 4, baseMs: 20, maxMs: 100 }): {
+  uploader: ArtifactUploader;
+  logs: LogCapture;
+} {
+  const loaded = loadConfig({ API_KEY: location.key, API_URL: server.url });
   if (!loaded.ok) throw new Error(loaded.problems.join());
   http = new ControlPlaneHttp(loaded.config);
   const logs = new LogCapture();
   const log = createLogger({ level: 'DEBUG', destination: logs, secrets: new SecretValues() });
+  return { uploader: new ArtifactUploader({ http, log, retry }), logs };
+}
+
+/** A run of the location, queued (no agent takes it): artifacts belong to runs. */
+async function queuedRun(): Promise<string> {
+  const check = await createApiCheck(
+    server,
+    apiCheckAt(target.url('/never-run'), { privateLocations: ['artifacts'] }),
+  );
+  const [runId] = await runIdsOf(server, await trigger(server, [check]));
+  return runId as string;
+}
+
+/** Downloads an artifact as a user would. */
+async function download(
+  runId: string,
+  name: string,
+): Promise<{ status: number; type: string | null; body: Buffer }> {
+  const response = await fetch(`${server.url}/v1/runs/${runId}/artifacts/${name}`, {
+    headers: server.headers,
+  });
   return {
-    uploader: new ArtifactUploader({ http, log, retry: { attempts: 4, baseMs: 20, maxMs: 100 } }),
-    logs,
+    status: response.status,
+    type: response.headers.get('content-type'),
+    body: Buffer.from(await response.arrayBuffer()),
   };
 }
 
-/** An artifact whose content is generated as it is read; counts how often it was opened. */
-function generated(name: string, size: number): Artifact & { opens: number } {
+/** An artifact whose content is generated as it is read, `chunkDelayMs` apart; counts how often it was opened. */
+function generated(name: string, size: number, chunkDelayMs = 0): Artifact & { opens: number } {
   const artifact = {
     name,
     contentType: 'application/octet-stream',
@@ -47,9 +90,9 @@ function generated(name: string, size: number): Artifact & { opens: number } {
       let left = size;
       return new Readable({
         read() {
-          const n = Math.min(left, 64 * 1024);
+          const n = Math.min(left, chunkDelayMs > 0 ? 1024 : 64 * 1024);
           left -= n;
-          this.push(n > 0 ? Buffer.alloc(n, 7) : null);
+          setTimeout(() => this.push(n > 0 ? Buffer.alloc(n, 7) : null), chunkDelayMs);
         },
       });
     },
@@ -57,13 +100,15 @@ function generated(name: string, size: number): Artifact & { opens: number } {
   return artifact;
 }
 
-describe('agent: artifacts', () => {
-  it('streams a file to the control plane with its type and length, and returns its URL', async () => {
-    fake = await FakeControlPlane.start({ apiKey: TEST_KEY });
+describe('agent: artifacts, with the control plane', () => {
+  it('streams a file with its type and length; the URL it gets back serves it to users', async () => {
+    const runId = await queuedRun();
     const file = join(await mkdtemp(join(tmpdir(), 'vantage-artifact-')), 'trace.zip');
     const size = 3 * 1024 * 1024 + 17;
-    await writeFile(file, Buffer.alloc(size, 1));
-    const asset = await uploader().uploader.upload('run/1', {
+    const content = Buffer.alloc(size, 1);
+    content.write('PK', 0);
+    await writeFile(file, content);
+    const asset = await uploader().uploader.upload(runId, {
       name: 'trace.zip',
       contentType: 'application/zip',
       size,
@@ -73,56 +118,67 @@ describe('agent: artifacts', () => {
       name: 'trace.zip',
       contentType: 'application/zip',
       size,
-      url: `${fake.url}/artifacts/run%2F1/trace.zip`,
+      url: `${TEST_PUBLIC_URL}/v1/runs/${runId}/artifacts/trace.zip`,
     });
-    expect(fake.artifacts).toHaveLength(1);
-    expect(fake.artifacts[0]).toMatchObject({
-      runId: 'run/1',
-      name: 'trace.zip',
-      contentType: 'application/zip',
-      contentLength: size,
-      bytes: size,
-    });
-    expect(fake.artifacts[0]?.chunks).toBeGreaterThan(1);
+    const served = await download(runId, 'trace.zip');
+    expect(served.status).toBe(200);
+    expect(served.type).toBe('application/zip');
+    expect(served.body.equals(content)).toBe(true);
   });
 
   it('does not send an artifact over 150 MB; the asset says why', async () => {
-    fake = await FakeControlPlane.start({ apiKey: TEST_KEY });
+    const runId = await queuedRun();
     const { uploader: up, logs } = uploader();
     const huge = generated('video.webm', 150 * 1024 * 1024 + 1);
-    const asset = await up.upload('run-2', huge);
+    const asset = await up.upload(runId, huge);
     expect(asset).toMatchObject({ name: 'video.webm', size: huge.size, url: null });
     expect(asset.note).toMatch(/over the 150 MB limit/);
     expect(huge.opens).toBe(0);
-    expect(fake.artifacts).toEqual([]);
     expect(logs.text).toContain('150 MB');
+    expect((await download(runId, 'video.webm')).status).toBe(404);
   });
 
-  it('tries a failed upload again, with a fresh stream each time', async () => {
-    fake = await FakeControlPlane.start({ apiKey: TEST_KEY });
-    fake.behaviour.artifactFailures = 2;
+  it('tries an upload again while the control plane is away, with a fresh stream each time', async () => {
+    const runId = await queuedRun();
     const artifact = generated('screenshot.png', 200_000);
-    const asset = await uploader().uploader.upload('run-3', artifact);
-    expect(asset.url).toBe(`${fake.url}/artifacts/run-3/screenshot.png`);
-    expect(artifact.opens).toBe(3);
-    expect(fake.artifacts).toEqual([expect.objectContaining({ bytes: 200_000 })]);
+    await server.stop();
+    const uploading = uploader({ attempts: 30, baseMs: 100, maxMs: 200 }).uploader.upload(runId, artifact);
+    await waitFor('two tries', () => artifact.opens >= 2);
+    await server.start();
+    const asset = await uploading;
+    expect(asset.url).toBe(`${TEST_PUBLIC_URL}/v1/runs/${runId}/artifacts/screenshot.png`);
+    expect(artifact.opens).toBeGreaterThanOrEqual(3);
+    const served = await download(runId, 'screenshot.png');
+    expect(served.body.length).toBe(200_000);
   });
 
-  it('gives up after its tries with a note, and a failing upload never holds up results', async () => {
-    fake = await FakeControlPlane.start({ apiKey: TEST_KEY });
-    fake.behaviour.artifactFailures = 1000;
-    const target = await startHttpServer((_req, res) => res.end('ok'));
-    const { agent } = await startTestAgent(fake);
+  it('gives up on an upload the control plane refuses, with a note', async () => {
+    const asset = await uploader().uploader.upload(
+      'not-a-run-of-this-location',
+      generated('trace.zip', 1000),
+    );
+    expect(asset).toMatchObject({ url: null, note: 'upload failed: the control plane answered 404' });
+  });
+
+  it('never holds up results: a check completes while the uploads are still streaming', async () => {
+    const runId = await queuedRun();
+    const { agent } = await startTestAgent({ url: server.url, key: location.key });
     try {
-      const failing = agent.artifacts.upload('run-4', generated('report.html', 10_000));
-      const run = fake.enqueue(fake.run(apiCheck(target.url('/'))));
-      await fake.waitFor('the result', () => fake.results.get(`${run.runId}:1`));
-      const last = await uploader().uploader.upload('run-5', generated('trace.zip', 1000));
-      expect(last).toMatchObject({ url: null, note: 'upload failed: the control plane answered 503' });
-      void failing;
+      // Both upload slots busy for a second and a half.
+      let settled = 0;
+      const uploads = ['report-1.html', 'report-2.html'].map((name) =>
+        agent.artifacts.upload(runId, generated(name, 15 * 1024, 100)).finally(() => settled++),
+      );
+      const check = await createApiCheck(
+        server,
+        apiCheckAt(target.url('/beside-uploads'), { privateLocations: ['artifacts'] }),
+      );
+      const [sessionId] = await trigger(server, [check]);
+      expect((await completed(server, sessionId as string)).status).toBe('PASSED');
+      expect(settled).toBe(0);
+      for (const asset of await Promise.all(uploads)) expect(asset.url).not.toBeNull();
     } finally {
       await agent.stop();
-      await target.close();
     }
   });
 });

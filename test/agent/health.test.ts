@@ -1,44 +1,70 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { FakeControlPlane } from '../support/fake-control-plane.js';
-import { startHttpServer, type TestServer } from '../support/http-servers.js';
-import { startTestAgent, TEST_KEY, type TestAgent } from './support/agent.js';
-import { apiCheck } from './support/checks.js';
+import { startTestAgent, type TestAgent, waitFor } from '../support/agent.js';
+import { type CountingTarget, startCountingTarget } from '../support/counting-target.js';
+import { apiCheckAt, completed, FAST_RUNS, trigger } from '../support/runs.js';
+import {
+  type CreatedLocation,
+  createApiCheck,
+  createLocation,
+  startTestServer,
+  type TestServer,
+} from '../support/server.js';
 
-let target: TestServer;
+let target: CountingTarget;
+let server: TestServer;
 beforeAll(async () => {
-  target = await startHttpServer((req, res) => {
-    const ms = Number(new URL(req.url ?? '/', 'http://t').searchParams.get('ms') ?? 0);
-    setTimeout(() => res.end('ok'), ms);
-  });
+  target = await startCountingTarget();
+  server = await startTestServer('pglite', { runs: FAST_RUNS });
 });
-afterAll(() => target.close());
+afterAll(async () => {
+  await server?.close();
+  await target?.close();
+});
 
-let fake: FakeControlPlane;
-let agent: TestAgent;
+let agent: TestAgent | null = null;
 afterEach(async () => {
-  await agent.agent.stop();
-  await fake.stop();
-  expect(fake.violations).toEqual([]);
+  await server.start();
+  await agent?.agent.stop();
+  agent = null;
 });
+
+let locations = 0;
+async function agentOn(
+  env: Record<string, string> = {},
+  options: { serverDown?: boolean } = {},
+): Promise<{ location: CreatedLocation; agent: TestAgent }> {
+  const location = await createLocation(server, `health-${++locations}`);
+  if (options.serverDown) await server.stop();
+  agent = await startTestAgent({ url: server.url, key: location.key }, env);
+  return { location, agent };
+}
+
+async function triggerAt(location: CreatedLocation, path: string): Promise<string> {
+  const check = await createApiCheck(
+    server,
+    apiCheckAt(target.url(path), { privateLocations: [location.slugName] }),
+  );
+  return (await trigger(server, [check]))[0] as string;
+}
+
+const healthOf = async (agent: TestAgent) => JSON.parse((await agent.health('/health')).text);
 
 describe('agent: health server', () => {
   it('is ready once connected, stays ready through an outage, and reports /health and /-/liveness', async () => {
-    fake = await FakeControlPlane.start({ apiKey: TEST_KEY });
-    await fake.stop();
-    agent = await startTestAgent(fake, { JOB_CONCURRENCY: '3' });
+    const { agent } = await agentOn({ JOB_CONCURRENCY: '3' }, { serverDown: true });
     expect((await agent.health('/-/readiness')).status).toBe(503);
     expect((await agent.health('/-/liveness')).status).toBe(200);
+    expect((await healthOf(agent)).status).toBe('starting');
 
-    await fake.restart();
-    await fake.waitFor('a connection', () => fake.live[0]);
-    await waitForStatus(agent, '/-/readiness', 200);
-    const health = JSON.parse((await agent.health('/health')).text);
+    await server.start();
+    await waitFor('ready', async () => (await agent.health('/-/readiness')).status === 200);
+    const health = await healthOf(agent);
     expect(Object.keys(health).sort()).toEqual(
       ['connected', 'location', 'queued', 'running', 'spooled', 'status', 'uptimeSeconds', 'version'].sort(),
     );
     expect(health).toMatchObject({
       status: 'ok',
-      location: 'berlin-1',
+      location: 'health-1',
       connected: true,
       running: 0,
       queued: 0,
@@ -47,20 +73,20 @@ describe('agent: health server', () => {
     expect(health.version).toMatch(/^\d+\.\d+\.\d+/);
     expect(health.uptimeSeconds).toBeGreaterThanOrEqual(0);
 
-    await fake.stop();
-    await waitForHealth(agent, (h) => h.connected === false);
+    await server.stop();
+    await waitFor('disconnected', async () => (await healthOf(agent)).connected === false);
+    expect((await healthOf(agent)).status).toBe('disconnected');
     expect((await agent.health('/-/readiness')).status).toBe(200);
-    await fake.restart();
   });
 
   it('serves Prometheus metrics: runs by kind and status, durations, slots, connection, spool, process', async () => {
-    fake = await FakeControlPlane.start({ apiKey: TEST_KEY });
-    agent = await startTestAgent(fake, { JOB_CONCURRENCY: '3' });
-    const run = fake.enqueue(fake.run(apiCheck(target.url('/'))));
-    await fake.waitFor('the result', () => fake.results.get(`${run.runId}:1`));
+    const { location, agent } = await agentOn({ JOB_CONCURRENCY: '3' });
+    expect((await completed(server, await triggerAt(location, '/metrics-run'))).status).toBe('PASSED');
+    await waitFor('the result delivered', async () =>
+      /^vantage_agent_results_delivered_total 1$/m.test((await agent.health('/metrics')).text),
+    );
     const metrics = await agent.health('/metrics');
     expect(metrics.status).toBe(200);
-    const text = metrics.text;
     for (const line of [
       /^vantage_agent_runs_total\{kind="API",status="PASSED"\} 1$/m,
       /^vantage_agent_run_duration_seconds_count\{kind="API"\} 1$/m,
@@ -70,47 +96,30 @@ describe('agent: health server', () => {
       /^vantage_agent_free_slots\{slot_class="browser"\} 1$/m,
       /^vantage_agent_connected 1$/m,
       /^vantage_agent_reconnects_total 0$/m,
-      /^vantage_agent_spooled_results \d+$/m,
-      /^vantage_agent_spool_bytes \d+$/m,
-      /^vantage_agent_spool_oldest_age_seconds [\d.]+$/m,
+      /^vantage_agent_spooled_results 0$/m,
+      /^vantage_agent_spool_bytes 0$/m,
+      /^vantage_agent_spool_oldest_age_seconds 0$/m,
+      /^vantage_agent_spool_dropped_results_total 0$/m,
       /^vantage_agent_queued_runs 0$/m,
       /^process_cpu_user_seconds_total /m,
       /^process_resident_memory_bytes /m,
       /^nodejs_eventloop_lag_seconds /m,
     ]) {
-      expect(text).toMatch(line);
+      expect(metrics.text).toMatch(line);
     }
   });
 
   it('turns not-ready at the first moment of a shutdown while a running check completes', async () => {
-    fake = await FakeControlPlane.start({ apiKey: TEST_KEY });
-    agent = await startTestAgent(fake);
-    await waitForStatus(agent, '/-/readiness', 200);
-    const run = fake.enqueue(fake.run(apiCheck(target.url('/?ms=600'))));
-    await waitForHealth(agent, (h) => h.running === 1);
+    const { location, agent } = await agentOn();
+    await waitFor('ready', async () => (await agent.health('/-/readiness')).status === 200);
+    const sessionId = await triggerAt(location, '/shutdown-run?ms=600');
+    await waitFor('the check running', async () => (await healthOf(agent)).running === 1);
     const stopping = agent.agent.stop();
     expect((await agent.health('/-/readiness')).status).toBe(503);
-    expect(JSON.parse((await agent.health('/health')).text).status).toBe('stopping');
+    expect((await healthOf(agent)).status).toBe('stopping');
     await stopping;
-    expect(fake.results.get(`${run.runId}:1`)?.status).toBe('PASSED');
+    const session = await completed(server, sessionId);
+    expect(session.status).toBe('PASSED');
+    expect(session.results).toHaveLength(1);
   });
 });
-
-async function waitForStatus(agent: TestAgent, path: string, status: number): Promise<void> {
-  const end = Date.now() + 10_000;
-  while ((await agent.health(path)).status !== status) {
-    if (Date.now() > end) throw new Error(`${path} never answered ${status}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
-async function waitForHealth(
-  agent: TestAgent,
-  ok: (health: Record<string, unknown>) => boolean,
-): Promise<void> {
-  const end = Date.now() + 10_000;
-  while (!ok(JSON.parse((await agent.health('/health')).text))) {
-    if (Date.now() > end) throw new Error('health never matched');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}

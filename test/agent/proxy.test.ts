@@ -1,12 +1,18 @@
 import { once } from 'node:events';
 import { createServer, request, type Server } from 'node:http';
 import { type AddressInfo, connect } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bypassesProxy, proxyFor } from '../../src/agent/connection/proxy.js';
-import { FakeControlPlane } from '../support/fake-control-plane.js';
+import { startTestAgent, type TestAgent, waitFor } from '../support/agent.js';
 import { startHttpServer } from '../support/http-servers.js';
-import { startTestAgent, TEST_KEY, type TestAgent } from './support/agent.js';
-import { apiCheck } from './support/checks.js';
+import { apiCheckAt, completed, FAST_RUNS, trigger } from '../support/runs.js';
+import {
+  type CreatedLocation,
+  createApiCheck,
+  createLocation,
+  startTestServer,
+  type TestServer,
+} from '../support/server.js';
 
 /** A forward proxy on loopback: CONNECT tunnels and absolute-form requests, each one recorded. */
 async function startProxy(): Promise<{ url: string; seen: string[]; close(): Promise<void> }> {
@@ -65,31 +71,45 @@ describe('proxy settings', () => {
 });
 
 describe('agent: traffic to the control plane through a proxy', () => {
-  let fake: FakeControlPlane;
-  let agent: TestAgent;
-  afterEach(async () => {
-    await agent.agent.stop();
-    await fake.stop();
-    expect(fake.violations).toEqual([]);
+  let server: TestServer;
+  let location: CreatedLocation;
+  let agent: TestAgent | null = null;
+  beforeAll(async () => {
+    server = await startTestServer('pglite', { runs: FAST_RUNS });
+    location = await createLocation(server, 'behind-proxy');
+  });
+  afterAll(async () => {
+    await agent?.agent.stop();
+    await server?.close();
   });
 
   it('connects and delivers results through HTTP_PROXY; NO_PROXY sends them directly', async () => {
-    fake = await FakeControlPlane.start({ apiKey: TEST_KEY });
     const proxy = await startProxy();
     const target = await startHttpServer((_req, res) => res.end('ok'));
+    const runThere = async () => {
+      const check = await createApiCheck(
+        server,
+        apiCheckAt(target.url('/'), { privateLocations: ['behind-proxy'] }),
+      );
+      const [sessionId] = await trigger(server, [check]);
+      expect((await completed(server, sessionId as string)).status).toBe('PASSED');
+    };
     try {
-      agent = await startTestAgent(fake, { HTTP_PROXY: proxy.url });
-      const run = fake.enqueue(fake.run(apiCheck(target.url('/'))));
-      await fake.waitFor('the result', () => fake.results.get(`${run.runId}:1`));
-      const origin = `127.0.0.1:${fake.port}`;
+      agent = await startTestAgent({ url: server.url, key: location.key }, { HTTP_PROXY: proxy.url });
+      await runThere();
+      const origin = `127.0.0.1:${server.port}`;
       // One tunnel for the WebSocket, one for the result upload (undici tunnels plain HTTP too).
-      expect(proxy.seen.filter((s) => s === `CONNECT ${origin}`).length).toBeGreaterThanOrEqual(2);
+      await waitFor('two tunnels', () => proxy.seen.filter((s) => s === `CONNECT ${origin}`).length >= 2);
+      // The check itself does not go through the proxy.
+      expect(proxy.seen.every((s) => s === `CONNECT ${origin}`)).toBe(true);
       await agent.agent.stop();
 
       proxy.seen.length = 0;
-      agent = await startTestAgent(fake, { HTTP_PROXY: proxy.url, NO_PROXY: '127.0.0.1' });
-      const direct = fake.enqueue(fake.run(apiCheck(target.url('/'))));
-      await fake.waitFor('the result', () => fake.results.get(`${direct.runId}:1`));
+      agent = await startTestAgent(
+        { url: server.url, key: location.key },
+        { HTTP_PROXY: proxy.url, NO_PROXY: '127.0.0.1' },
+      );
+      await runThere();
       expect(proxy.seen).toEqual([]);
     } finally {
       await proxy.close();

@@ -1,174 +1,193 @@
+import { hostname } from 'node:os';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CHECK_TYPES } from '../../src/checks/index.js';
-import { PROTOCOL_VERSION } from '../../src/protocol/index.js';
-import { FakeControlPlane } from '../support/fake-control-plane.js';
-import { startHttpServer, type TestServer } from '../support/http-servers.js';
-import { startTestAgent, TEST_KEY, type TestAgent } from './support/agent.js';
-import { apiCheck } from './support/checks.js';
+import { version } from '../../src/version.js';
+import { startTestAgent, type TestAgent, waitFor } from '../support/agent.js';
+import { type CountingTarget, startCountingTarget } from '../support/counting-target.js';
+import { type TestServer as HttpServer, startHttpServer } from '../support/http-servers.js';
+import {
+  agentsOf,
+  apiCheckAt,
+  completed,
+  FAST_RUNS,
+  runIdsOf,
+  storedResultsPerRun,
+  trigger,
+} from '../support/runs.js';
+import {
+  type CreatedLocation,
+  createApiCheck,
+  createLocation,
+  startTestServer,
+  type TestServer,
+} from '../support/server.js';
 
-let target: TestServer;
-let inFlight = 0;
-let maxInFlight = 0;
-let hits = 0;
-const seen: string[] = [];
-
+let target: CountingTarget;
+let server: TestServer;
 beforeAll(async () => {
-  // /slow?ms=N answers after N ms; every request is counted, and how many were in flight at once.
-  target = await startHttpServer((req, res) => {
-    const url = new URL(req.url ?? '/', 'http://target');
-    hits++;
-    seen.push(url.pathname + url.search);
-    inFlight++;
-    maxInFlight = Math.max(maxInFlight, inFlight);
-    const ms = Number(url.searchParams.get('ms') ?? 0);
-    const timer = setTimeout(() => {
-      inFlight--;
-      res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
-    }, ms);
-    res.on('close', () => {
-      if (!res.writableEnded) {
-        clearTimeout(timer);
-        inFlight--;
-      }
-    });
+  target = await startCountingTarget();
+  // Leases of one second: only heartbeats keep a longer run with its agent.
+  server = await startTestServer('pglite', {
+    runs: { ...FAST_RUNS, leaseTtlMs: 1000, heartbeatIntervalMs: 200 },
   });
 });
-afterAll(() => target.close());
-
-let fake: FakeControlPlane;
-let running: TestAgent[] = [];
-afterEach(async () => {
-  await Promise.all(running.map((a) => a.agent.stop()));
-  running = [];
-  await fake.stop();
-  expect(fake.violations).toEqual([]);
+afterAll(async () => {
+  await server?.close();
+  await target?.close();
 });
 
-async function agentOn(env: Record<string, string> = {}): Promise<TestAgent> {
-  const agent = await startTestAgent(fake, env);
-  running.push(agent);
-  return agent;
+let agent: TestAgent | null = null;
+afterEach(async () => {
+  await agent?.agent.stop();
+  agent = null;
+});
+
+let locations = 0;
+/** A fresh location of the real control plane with one agent of it. */
+async function agentOn(
+  env: Record<string, string> = {},
+): Promise<{ location: CreatedLocation; agent: TestAgent }> {
+  const location = await createLocation(server, `pull-${++locations}`);
+  agent = await startTestAgent({ url: server.url, key: location.key }, env);
+  await waitFor('the agent connected', async () => (await agentsOf(server, location.id)).count === 1);
+  return { location, agent };
 }
 
-describe('agent: handshake and pulling', () => {
-  it('says hello with its protocol version, identity, slots and what it can run (and why not)', async () => {
-    fake = await FakeControlPlane.start({ apiKey: TEST_KEY });
-    const { agent } = await agentOn({ JOB_CONCURRENCY: '3', BROWSER_CONCURRENCY: '0' });
-    const connection = await fake.waitFor('a welcomed connection', () => fake.live[0]);
-    const hello = connection.hello;
-    expect(hello).toMatchObject({
-      type: 'hello',
-      protocolVersion: PROTOCOL_VERSION,
-      agentId: agent.agentId,
-      slots: { light: 3, browser: 0 },
-      running: [],
-    });
-    expect(hello?.agentVersion).toMatch(/^\d+\.\d+\.\d+/);
-    expect(hello?.nodeVersion).toBe(process.version);
-    expect(Array.isArray(hello?.runtimes)).toBe(true);
-    expect(Object.keys(hello?.capabilities ?? {}).sort()).toEqual([...CHECK_TYPES].sort());
-    for (const kind of ['URL', 'API', 'TCP', 'DNS'] as const) {
-      expect(hello?.capabilities[kind]).toEqual({ available: true, reason: null });
-    }
-    for (const kind of ['BROWSER', 'MULTI_STEP', 'PLAYWRIGHT'] as const) {
-      expect(hello?.capabilities[kind]).toEqual({
-        available: false,
-        reason: expect.stringContaining('not built yet'),
-      });
-    }
-    expect(hello?.capabilities.AGENTIC.available).toBe(false);
-    expect(hello?.capabilities.HEARTBEAT.reason).toMatch(/control plane/);
-    const icmp = hello?.capabilities.ICMP;
-    expect(icmp?.available === true || /NET_RAW|raw socket/.test(icmp?.reason ?? '')).toBe(true);
-    // It grants exactly its free slots, and keeps the connection alive with heartbeats.
-    await fake.waitFor('credit', () => fake.received('credit')[0]);
-    expect(fake.received('credit')).toEqual([{ type: 'credit', credits: { light: 3, browser: 0 } }]);
-    await fake.waitFor('a heartbeat', () => fake.received('heartbeat')[0]);
-    expect(fake.received('heartbeat')[0]).toEqual({ type: 'heartbeat', running: [], queued: 0 });
-  });
-
-  it('runs a check and reports its result under the idempotency key <runId>:<attempt>', async () => {
-    fake = await FakeControlPlane.start({ apiKey: TEST_KEY });
-    const { agent } = await agentOn();
-    const run = fake.enqueue(fake.run(apiCheck(target.url('/plain')), { attempt: 2 }));
-    const upload = await fake.waitFor('the result', () => fake.results.get(`${run.runId}:2`));
-    expect(upload).toMatchObject({ runId: run.runId, attempt: 2, agentId: agent.agentId, status: 'PASSED' });
-    expect(upload.networkError).toBe(false);
-    expect(upload.result).toMatchObject({
-      checkId: run.check.id,
-      checkType: 'API',
-      runLocation: 'berlin-1',
-      resultType: 'FINAL',
-      attempts: 2,
-      hasErrors: false,
-    });
-    expect((upload.result.apiCheckResult as { response: { status: number } }).response.status).toBe(200);
-    expect(seen).toContain('/plain');
-  });
-
-  it('never holds more runs than its slots and grants only the credit it has', async () => {
-    fake = await FakeControlPlane.start({ apiKey: TEST_KEY });
-    maxInFlight = 0;
-    await agentOn({ JOB_CONCURRENCY: '2' });
-    await fake.waitFor('credit', () => fake.received('credit')[0]);
-    const runs = Array.from({ length: 7 }, () => fake.enqueue(fake.run(apiCheck(target.url('/?ms=150')))));
-    await fake.waitFor('all results', () => runs.every((r) => fake.results.has(`${r.runId}:1`)));
-    expect(maxInFlight).toBe(2);
-    const [connection] = fake.connections;
-    // Two slots at the start, then one more for each run that finished: never more.
-    expect(connection?.granted.light).toBeLessThanOrEqual(2 + runs.length);
-    expect(fake.resultPosts.filter((p) => p.duplicate)).toEqual([]);
-  });
-
-  it('reports a check that does not validate as FAILED, naming the problems', async () => {
-    fake = await FakeControlPlane.start({ apiKey: TEST_KEY });
-    await agentOn();
-    const run = fake.enqueue(
-      fake.run({ id: 'broken-1', checkType: 'API', name: 'Broken', request: { method: 'GET' } }),
+async function checksAt(location: CreatedLocation, urls: string[], fields: Record<string, unknown> = {}) {
+  const ids: string[] = [];
+  for (const url of urls) {
+    ids.push(
+      await createApiCheck(server, apiCheckAt(url, { privateLocations: [location.slugName], ...fields })),
     );
-    const upload = await fake.waitFor('the result', () => fake.results.get(`${run.runId}:1`));
-    expect(upload.status).toBe('FAILED');
-    expect(upload.result).toMatchObject({ checkId: 'broken-1', name: 'Broken', hasErrors: true });
-    expect(JSON.stringify(upload.result)).toMatch(/request\.url: is required/);
+  }
+  return ids;
+}
+
+describe('agent: handshake and pulling, with the control plane', () => {
+  it('says hello with its identity, slots and what it can run (and why not)', async () => {
+    const { location, agent } = await agentOn({ JOB_CONCURRENCY: '3', BROWSER_CONCURRENCY: '0' });
+    expect(await agentsOf(server, location.id)).toMatchObject({
+      count: 1,
+      connected: true,
+      versions: [version],
+    });
+    const [row] = await server.server.context.db.query<{
+      agent_version: string;
+      hostname: string;
+      platform: string;
+      node_version: string;
+      capabilities: {
+        capabilities: Record<string, { available: boolean; reason: string | null }>;
+        slots: unknown;
+        runtimes: unknown;
+      };
+    }>('SELECT * FROM agents WHERE private_location_id = $1 AND agent_id = $2', [
+      location.id,
+      agent.agent.agentId,
+    ]);
+    expect(row).toMatchObject({
+      agent_version: version,
+      hostname: hostname(),
+      platform: `${process.platform}-${process.arch}`,
+      node_version: process.version,
+    });
+    const { capabilities, slots, runtimes } = row?.capabilities ?? {
+      capabilities: {},
+      slots: null,
+      runtimes: null,
+    };
+    expect(slots).toEqual({ light: 3, browser: 0 });
+    expect(Array.isArray(runtimes)).toBe(true);
+    expect(Object.keys(capabilities).sort()).toEqual([...CHECK_TYPES].sort());
+    for (const kind of ['URL', 'API', 'TCP', 'DNS'] as const) {
+      expect(capabilities[kind]).toEqual({ available: true, reason: null });
+    }
+    // Every kind it cannot run says why (script kinds depend on the runtimes and browser installed here).
+    for (const capability of Object.values(capabilities)) {
+      if (capability.available) expect(capability.reason).toBeNull();
+      else expect(capability.reason).toMatch(/\w+/);
+    }
+    expect(capabilities.AGENTIC?.available).toBe(false);
+    expect(capabilities.HEARTBEAT?.reason).toMatch(/control plane/);
+    const icmp = capabilities.ICMP;
+    expect(icmp?.available === true || /NET_RAW|raw socket/.test(icmp?.reason ?? '')).toBe(true);
   });
 
-  it('cancel from the control plane reaches the executor: the run stops and is CANCELLED', async () => {
-    fake = await FakeControlPlane.start({ apiKey: TEST_KEY });
-    await agentOn();
-    const before = hits;
-    const run = fake.enqueue(fake.run(apiCheck(target.url('/?ms=20000&cancel'))));
-    await fake.waitFor('the request at the target', () => hits > before);
-    const started = Date.now();
-    fake.cancel(run.runId);
-    const upload = await fake.waitFor('the result', () => fake.results.get(`${run.runId}:1`));
-    expect(Date.now() - started).toBeLessThan(5000);
-    expect(upload.status).toBe('CANCELLED');
-    expect(upload.result).toMatchObject({ isCancelled: true, aborted: true });
+  it('reports each attempt the control plane hands it: a failed first attempt, then the retry', async () => {
+    let calls = 0;
+    const flaky: HttpServer = await startHttpServer((_req, res) => {
+      calls++;
+      res.writeHead(calls === 1 ? 503 : 200).end();
+    });
+    try {
+      const { location } = await agentOn();
+      // doubleCheck: one immediate retry after a failed attempt.
+      const [checkId] = await checksAt(location, [flaky.url('/flaky')], { doubleCheck: true });
+      const [sessionId] = await trigger(server, [checkId as string]);
+      const session = await completed(server, sessionId as string);
+      expect(session.status).toBe('PASSED');
+      expect(
+        session.results.map((r: { resultType: string; attempts: number; hasFailures: boolean }) => [
+          r.resultType,
+          r.attempts,
+          r.hasFailures,
+        ]),
+      ).toEqual([
+        ['ATTEMPT', 1, true],
+        ['FINAL', 2, false],
+      ]);
+      expect(session.results[1]).toMatchObject({ checkId, runLocation: location.slugName, checkType: 'API' });
+      expect(session.results[1].apiCheckResult.response.status).toBe(200);
+      expect(calls).toBe(2);
+    } finally {
+      await flaky.close();
+    }
+  });
+
+  it('never holds more runs than its slots, and each run is executed once', async () => {
+    const { location, agent } = await agentOn({ JOB_CONCURRENCY: '2' });
+    const before = target.maxInFlight();
+    expect(before).toBe(0);
+    const paths = Array.from({ length: 7 }, (_, i) => `/slots-${i}`);
+    const sessions = await trigger(
+      server,
+      await checksAt(
+        location,
+        paths.map((p) => target.url(`${p}?ms=150`)),
+      ),
+    );
+    for (const id of sessions) expect((await completed(server, id)).status).toBe('PASSED');
+    expect(target.maxInFlight()).toBe(2);
+    for (const path of paths) expect(target.count(`${path}?`)).toBe(1);
+    expect(agent.logs.startedRuns().sort()).toEqual(await runIdsOf(server, sessions));
+    expect(agent.logs.text).not.toContain('without credit');
+    expect(await storedResultsPerRun(server, sessions)).toEqual(sessions.map(() => 1));
+  });
+
+  it('keeps the lease of a long run with heartbeats: it is not given to anyone again', async () => {
+    const { location } = await agentOn();
+    // Three seconds: three times the lease.
+    const [sessionId] = await trigger(server, await checksAt(location, [target.url('/long?ms=3000')]));
+    const session = await completed(server, sessionId as string);
+    expect(session.status).toBe('PASSED');
+    expect(target.count('/long')).toBe(1);
+    const [run] = await server.server.context.db.query<{ leases: number; lease_losses: number }>(
+      'SELECT leases, lease_losses FROM runs WHERE session_id = $1',
+      [sessionId],
+    );
+    expect(run).toEqual({ leases: 1, lease_losses: 0 });
   });
 
   it('stops a run at its execution limit and reports TIMED_OUT', async () => {
-    fake = await FakeControlPlane.start({ apiKey: TEST_KEY });
     // 30 s for API checks, scaled down to 300 ms.
-    await agentOn({ AGENT_RUN_LIMIT_SCALE: '0.01' });
-    const run = fake.enqueue(fake.run(apiCheck(target.url('/?ms=20000&deadline'))));
-    const upload = await fake.waitFor('the result', () => fake.results.get(`${run.runId}:1`));
-    expect(upload.status).toBe('TIMED_OUT');
-    expect(upload.result).toMatchObject({ aborted: true, isCancelled: false });
-  });
-
-  it('with two agents on one location every run is executed exactly once', async () => {
-    fake = await FakeControlPlane.start({ apiKey: TEST_KEY });
-    await agentOn({ JOB_CONCURRENCY: '2' });
-    await agentOn({ JOB_CONCURRENCY: '2' });
-    await fake.waitFor('two agents', () => fake.live.length === 2 && fake.received('credit').length >= 2);
-    const before = seen.length;
-    const runs = Array.from({ length: 8 }, (_, i) =>
-      fake.enqueue(fake.run(apiCheck(target.url(`/?ms=50&n=${i}`)))),
+    const { location } = await agentOn({ AGENT_RUN_LIMIT_SCALE: '0.01' });
+    const [sessionId] = await trigger(server, await checksAt(location, [target.url('/deadline?hold')]));
+    const session = await completed(server, sessionId as string);
+    expect(session.status).toBe('TIMED_OUT');
+    expect(session.results).toHaveLength(1);
+    expect(session.results[0]).toMatchObject({ aborted: true, isCancelled: false });
+    await waitFor('the request abandoned', () =>
+      target.seen.some((r) => r.url.startsWith('/deadline') && r.abandoned),
     );
-    await fake.waitFor('all results', () => runs.every((r) => fake.results.has(`${r.runId}:1`)));
-    const requests = seen.slice(before).filter((p) => p.includes('n='));
-    expect(requests.sort()).toEqual(runs.map((_, i) => `/?ms=50&n=${i}`).sort());
-    const agents = new Set([...fake.results.values()].map((r) => r.agentId));
-    expect(agents.size).toBe(2);
   });
 });

@@ -6,7 +6,7 @@ import { ResultSpool } from '../../src/agent/spool/spool.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { SecretValues } from '../../src/observability/secret-values.js';
 import type { ResultUpload } from '../../src/protocol/index.js';
-import { LogCapture } from './support/agent.js';
+import { LogCapture } from '../support/agent.js';
 
 function upload(runId: string, size = 100): ResultUpload {
   return {

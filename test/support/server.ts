@@ -1,16 +1,21 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { access, cp, mkdtemp, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import type { ServerConfig } from '../../src/server/config.js';
+import type { RunServiceOptions } from '../../src/server/scheduler/run-services.js';
 import { type RunningServer, startServer } from '../../src/server/server.js';
 
+export type Store = 'pglite' | 'postgres';
+
 /** The stores the server tests run on: always PGlite, and PostgreSQL when TEST_DATABASE_URL is set (CI). */
-export const STORES: ('pglite' | 'postgres')[] = [
-  'pglite',
-  ...(process.env.TEST_DATABASE_URL ? (['postgres'] as const) : []),
-];
+export const STORES: Store[] = ['pglite', ...(process.env.TEST_DATABASE_URL ? (['postgres'] as const) : [])];
+
+/** The PUBLIC_URL of test servers: the base of the links and URLs they answer with. */
+export const TEST_PUBLIC_URL = 'http://127.0.0.1';
 
 /** A fresh, empty PostgreSQL database on the test server; dropped by `drop()`. */
 export async function freshPostgresDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
@@ -34,55 +39,192 @@ export async function freshPostgresDatabase(): Promise<{ url: string; drop: () =
   };
 }
 
+const PGLITE_VERSION = (
+  JSON.parse(
+    readFileSync(new URL('../../node_modules/@electric-sql/pglite/package.json', import.meta.url), 'utf8'),
+  ) as { version: string }
+).version;
+
+/**
+ * A PGlite cluster made once per machine and PGlite version, which every test server copies: making a cluster
+ * (initdb) takes seconds, copying one a fraction of that. The server then opens it as it opens its store after
+ * a restart, and migrates it.
+ */
+async function pgliteTemplate(): Promise<string> {
+  const template = join(tmpdir(), `vantage-test-pglite-${PGLITE_VERSION}`);
+  const ready = async () =>
+    access(join(template, 'PG_VERSION')).then(
+      () => true,
+      () => false,
+    );
+  if (await ready()) return template;
+  const building = await mkdtemp(join(tmpdir(), 'vantage-test-pglite-building-'));
+  const db = new PGlite(building);
+  await db.waitReady;
+  await db.close();
+  // Another test process may have finished first: its template is as good as this one.
+  await rename(building, template).catch(() => rm(building, { recursive: true, force: true }));
+  if (!(await ready())) throw new Error(`no PGlite template at ${template}`);
+  return template;
+}
+
+export interface TestServerOptions {
+  rateLimit?: { max: number; windowMs: number };
+  /** Clock and timings of the run machinery (scheduler, reaper, gateway). */
+  runs?: RunServiceOptions;
+  /** Share the PostgreSQL database of another server (a second replica); it is not dropped on close. */
+  databaseUrl?: string;
+}
+
 export interface TestServer {
+  /** The running server (after `stop()`, the one that stopped). */
   server: RunningServer;
   url: string;
+  port: number;
   accountId: string;
   apiKey: string;
   /** Headers that authenticate as the bootstrap admin. */
   headers: Record<string, string>;
-  /** Restarts the server on the same store and port (as after a crash or a deploy). */
+  /** A JSON API call as the bootstrap admin. */
+  api<T = any>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }>;
+  /** Goes down (as in a crash or a deploy): agents lose their connections, the store is kept. */
+  stop(): Promise<void>;
+  /** Comes back on the same store and port. */
+  start(): Promise<void>;
+  /** `stop()` then `start()`. */
   restart(): Promise<void>;
   close(): Promise<void>;
 }
 
-/** Starts a real control plane on 127.0.0.1 with a store of its own. */
+/** Starts a real control plane on 127.0.0.1 with a store of its own (or a shared PostgreSQL database). */
 export async function startTestServer(
-  store: 'pglite' | 'postgres' = 'pglite',
-  overrides: Partial<ServerConfig> & { rateLimit?: { max: number; windowMs: number } } = {},
+  store: Store = 'pglite',
+  options: TestServerOptions = {},
 ): Promise<TestServer> {
   const dataDir = await mkdtemp(join(tmpdir(), 'vantage-server-'));
-  const database = store === 'postgres' ? await freshPostgresDatabase() : null;
+  const database = store === 'postgres' && !options.databaseUrl ? await freshPostgresDatabase() : null;
+  if (store === 'pglite') await cp(await pgliteTemplate(), dataDir, { recursive: true });
   const apiKey = `vk_test_${randomBytes(16).toString('hex')}`;
-  const { rateLimit, ...configOverrides } = overrides;
   const config: ServerConfig = {
     port: 0,
     host: '127.0.0.1',
     dataDir,
-    databaseUrl: database?.url,
+    databaseUrl: options.databaseUrl ?? database?.url,
     logLevel: 'ERROR',
-    publicUrl: 'http://127.0.0.1',
+    publicUrl: TEST_PUBLIC_URL,
     bootstrapKey: apiKey,
-    ...configOverrides,
   };
-  let server = await startServer({ config, version: '0.0.0-test', rateLimit });
+  const launch = (port: number) =>
+    startServer({
+      config: { ...config, port },
+      version: '0.0.0-test',
+      rateLimit: options.rateLimit,
+      runs: options.runs,
+    });
+  let server = await launch(0);
+  let up = true;
   const port = Number(new URL(server.url).port);
   const handle: TestServer = {
     server,
     url: server.url,
+    port,
     accountId: server.bootstrap.accountId,
     apiKey,
     headers: { authorization: `Bearer ${apiKey}`, 'x-service-account': server.bootstrap.accountId },
-    async restart() {
+    async api(method, path, body) {
+      const response = await fetch(`${handle.url}${path}`, {
+        method,
+        headers: { ...handle.headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const text = await response.text();
+      return { status: response.status, body: text ? JSON.parse(text) : undefined };
+    },
+    async stop() {
+      if (!up) return;
+      up = false;
       await server.close();
-      server = await startServer({ config: { ...config, port }, version: '0.0.0-test', rateLimit });
+    },
+    async start() {
+      if (up) return;
+      server = await launch(port);
       handle.server = server;
+      up = true;
+    },
+    async restart() {
+      await handle.stop();
+      await handle.start();
     },
     async close() {
-      await server.close();
+      await handle.stop();
       await database?.drop();
       await rm(dataDir, { recursive: true, force: true });
     },
   };
   return handle;
+}
+
+/** The PostgreSQL URL of a server, for a second replica on the same database. */
+export function databaseUrlOf(server: TestServer): string {
+  const url = server.server.context.config.databaseUrl;
+  if (!url) throw new Error('not a PostgreSQL server');
+  return url;
+}
+
+/** A clock the test moves by hand. */
+export class TestClock {
+  private time: number;
+  constructor(start = '2026-04-01T10:00:00.000Z') {
+    this.time = Date.parse(start);
+  }
+  readonly now = (): Date => new Date(this.time);
+  advance(ms: number): void {
+    this.time += ms;
+  }
+  set(iso: string): void {
+    this.time = Date.parse(iso);
+  }
+}
+
+/** A private location made through the API, with its first key (`pl_…`, shown in clear only then). */
+export interface CreatedLocation {
+  id: string;
+  slugName: string;
+  key: string;
+  keyId: string;
+}
+
+export async function createLocation(server: TestServer, slugName: string): Promise<CreatedLocation> {
+  const { status, body } = await server.api('POST', '/v1/private-locations', {
+    name: `Location ${slugName}`,
+    slugName,
+  });
+  if (status !== 201) throw new Error(`creating location ${slugName}: ${status} ${JSON.stringify(body)}`);
+  return { id: body.id, slugName, key: body.keys[0].rawKey, keyId: body.keys[0].id };
+}
+
+/** Creates an API check through the API; returns its id. */
+export async function createApiCheck(server: TestServer, fields: Record<string, unknown>): Promise<string> {
+  const { status, body } = await server.api('POST', '/v1/checks', {
+    checkType: 'API',
+    name: 'Health',
+    request: { url: 'http://127.0.0.1:9/health' },
+    ...fields,
+  });
+  if (status !== 201) throw new Error(`creating a check: ${status} ${JSON.stringify(body)}`);
+  return body.id;
+}
+
+/** Reads until `ok` holds or the time is up; returns the last value read. */
+export async function until<T>(
+  read: () => Promise<T>,
+  ok: (value: T) => boolean,
+  timeoutMs = 5000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (ok(value) || Date.now() > deadline) return value;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
 }

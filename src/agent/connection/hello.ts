@@ -8,6 +8,8 @@ export interface HelloParts {
   agentId: string;
   capabilities: Record<CheckType, Capability>;
   runtimes: string[];
+  /** The check-suite engines this agent has. */
+  engines: string[];
   slots: SlotCounts;
   /** Runs whose leases should carry on. */
   running: string[];
@@ -24,6 +26,7 @@ export function helloMessage(parts: HelloParts): HelloMessage {
     platform: `${process.platform}-${process.arch}`,
     nodeVersion: process.version,
     runtimes: parts.runtimes,
+    engines: parts.engines,
     capabilities: parts.capabilities,
     slots: parts.slots,
     running: parts.running,

@@ -1,4 +1,6 @@
-import type { Readable } from 'node:stream';
+import { createWriteStream } from 'node:fs';
+import { type Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { type Dispatcher, request } from 'undici';
 import type { AgentConfig } from '../config.js';
 import { httpDispatcher } from '../connection/proxy.js';
@@ -61,6 +63,34 @@ export class ControlPlaneHttp {
       { 'content-type': contentType, 'content-length': String(size) },
       signal,
     );
+  }
+
+  /**
+   * Streams the answer of a GET to `file`, at most `maxBytes`; returns the status (the file is written only on
+   * a 2xx). The credentials go to the configured control plane only, never to a URL from a message.
+   */
+  async download(path: string, file: string, maxBytes: number, signal?: AbortSignal): Promise<number> {
+    const answer = await request(this.url(path), {
+      method: 'GET',
+      headers: ControlPlaneHttp.credentials(this.config),
+      dispatcher: this.dispatcher,
+      headersTimeout: ANSWER_TIMEOUT_MS,
+      bodyTimeout: ANSWER_TIMEOUT_MS,
+      signal,
+    });
+    if (answer.statusCode < 200 || answer.statusCode >= 300) {
+      await answer.body.dump();
+      return answer.statusCode;
+    }
+    let received = 0;
+    const limit = new Transform({
+      transform(chunk: Buffer, _encoding, callback) {
+        received += chunk.length;
+        callback(received > maxBytes ? new Error(`larger than ${maxBytes} bytes`) : null, chunk);
+      },
+    });
+    await pipeline(answer.body, limit, createWriteStream(file), { signal });
+    return answer.statusCode;
   }
 
   async close(): Promise<void> {

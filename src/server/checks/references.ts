@@ -1,5 +1,6 @@
 import type { ValidationProblem } from '../../checks/index.js';
 import { unknownAlertChannels } from '../alerts/channels.js';
+import { bundleIdOf, getBundle } from '../bundles/store.js';
 import type { Db } from '../store/db.js';
 
 /** What a check or group points at that must exist in the same account. */
@@ -7,6 +8,19 @@ export interface References {
   groupId?: number | null;
   privateLocations?: readonly string[] | null;
   alertChannelSubscriptions?: readonly { alertChannelId: number }[];
+  /** A PLAYWRIGHT check's bundle: `bundle:<id>` must name an uploaded bundle of the account. */
+  codeBundlePath?: string;
+}
+
+async function bundleProblem(
+  db: Db,
+  accountId: string,
+  path: string | undefined,
+): Promise<ValidationProblem[]> {
+  const id = bundleIdOf(path);
+  if (id === null) return [];
+  if (await getBundle(db, accountId, id)) return [];
+  return [{ path: 'codeBundlePath', message: `code bundle ${JSON.stringify(id)} does not exist` }];
 }
 
 /** One problem per reference to something the account does not have (another account's ids included). */
@@ -55,5 +69,6 @@ export async function referenceProblems(
       });
     }
   });
+  problems.push(...(await bundleProblem(db, accountId, refs.codeBundlePath)));
   return problems;
 }

@@ -49,6 +49,8 @@ export class AgentConnection {
   private state: 'handshake' | 'ready' | 'closed' = 'handshake';
   private readonly credits: SlotCounts = { light: 0, browser: 0 };
   private kinds: CheckType[] = [];
+  /** The check-suite engines the agent has; null when its hello did not say (an agent older than the field). */
+  private engines: string[] | null = null;
   /** Runs sent on this connection (or adopted by it) that may still run: where cancels go. */
   private readonly held = new Set<string>();
   private readonly cancelsSent = new Set<string>();
@@ -146,13 +148,14 @@ export class AgentConnection {
       ...this.leaser(),
       credits: { ...this.credits },
       kinds: this.kinds,
+      engines: this.engines,
       now: clock(),
       leaseTtlMs: settings.leaseTtlMs,
     });
     const unsent: string[] = [];
     for (const run of runs) {
       this.credits[slotClassOf(run.check_type)] -= 1;
-      if (this.ready && this.send(runMessageOf(run))) this.held.add(run.id);
+      if (this.ready && this.send(runMessageOf(run, this.deps.publicUrl))) this.held.add(run.id);
       else unsent.push(run.id);
     }
     if (unsent.length > 0) await releaseRuns(db, this.leaser(), unsent, clock());
@@ -248,6 +251,7 @@ export class AgentConnection {
     this.kinds = Object.entries(hello.capabilities)
       .filter(([kind, capability]) => isCheckType(kind) && capability.available)
       .map(([kind]) => kind as CheckType);
+    this.engines = hello.engines ?? null;
     const now = clock();
     await agentConnected(db, { ...this.identity(), keyId: this.auth.keyId, hello, now });
     for (const id of await adoptRuns(db, this.leaser(), hello.running, now, settings.leaseTtlMs))

@@ -21,4 +21,6 @@ export interface GatewayDeps {
   events: RunEvents;
   log: FastifyBaseLogger;
   settings: GatewaySettings;
+  /** The control plane's address for agents (bundle URLs in run messages). */
+  publicUrl: string;
 }

@@ -20,6 +20,7 @@ export async function agentConnected(
     capabilities: hello.capabilities,
     slots: hello.slots,
     runtimes: hello.runtimes,
+    engines: hello.engines ?? null,
   };
   await db.query(
     `INSERT INTO agents (account_id, private_location_id, agent_id, agent_version, hostname, capabilities, connected,
@@ -70,6 +71,8 @@ export interface AgentsSummary {
   versions: string[];
   /** When any agent of the location was last heard from. */
   lastSeen: string | null;
+  /** Check-suite engines of the connected agents (any of them has each). */
+  engines: string[];
 }
 
 /**
@@ -82,10 +85,14 @@ export async function agentsSummary(
   now: Date,
   freshMs: number,
 ): Promise<AgentsSummary> {
-  const rows = await db.query<{ agent_version: string; connected: boolean; last_seen: Date }>(
-    'SELECT agent_version, connected, last_seen FROM agents WHERE private_location_id = $1',
-    [privateLocationId],
-  );
+  const rows = await db.query<{
+    agent_version: string;
+    connected: boolean;
+    last_seen: Date;
+    capabilities: { engines?: unknown } | null;
+  }>('SELECT agent_version, connected, last_seen, capabilities FROM agents WHERE private_location_id = $1', [
+    privateLocationId,
+  ]);
   const cutoff = now.getTime() - freshMs;
   const live = rows.filter((r) => r.connected && new Date(r.last_seen).getTime() > cutoff);
   const lastSeen = rows.reduce<Date | null>(
@@ -97,7 +104,13 @@ export async function agentsSummary(
     connected: live.length > 0,
     versions: [...new Set(live.map((r) => r.agent_version))].sort(),
     lastSeen: isoOrNull(lastSeen),
+    engines: [...new Set(live.flatMap((r) => enginesOf(r.capabilities)))].sort(),
   };
+}
+
+function enginesOf(capabilities: { engines?: unknown } | null): string[] {
+  const engines = capabilities?.engines;
+  return Array.isArray(engines) ? engines.filter((e): e is string => typeof e === 'string') : [];
 }
 
 /** Whether a key still opens the gateway (not revoked, its location not deleted). */

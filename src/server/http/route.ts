@@ -64,7 +64,9 @@ export function defineRoute<
   app.route({
     method: spec.method,
     url: fastifyPath(spec.path),
-    config: { auth: spec.auth },
+    // Agent routes carry the protocol traffic of a whole location (its agents share one key), not API use: the
+    // per-key API rate limit would cap every location at 600 results a minute.
+    config: { auth: spec.auth, ...(spec.auth === 'location' ? { rateLimit: false as const } : {}) },
     handler: async (request, reply) => {
       const params = spec.params ? parseOrThrow(spec.params, request.params, 'params') : undefined;
       const query = spec.query ? parseOrThrow(spec.query, request.query, 'query') : undefined;

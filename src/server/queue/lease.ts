@@ -5,6 +5,9 @@ import { addMs } from './clock.js';
 import { RUN_EXPIRY_MS } from './rules.js';
 import type { RunRow } from './run.js';
 
+/** The engine of a PLAYWRIGHT check that names none (the check model's default). */
+const DEFAULT_ENGINE = 'node22';
+
 /** Who asks for runs: an agent of one location of one account, with free slots and the kinds it can run. */
 export interface Leaser {
   accountId: string;
@@ -15,6 +18,8 @@ export interface Leaser {
 export interface LeaseRequest extends Leaser {
   credits: SlotCounts;
   kinds: readonly CheckType[];
+  /** The check-suite engines the leaser has: PLAYWRIGHT runs of other engines stay queued. Null: no filter. */
+  engines?: readonly string[] | null;
   now: Date;
   leaseTtlMs: number;
 }
@@ -34,6 +39,8 @@ export async function leaseRuns(db: Db, request: LeaseRequest): Promise<RunRow[]
          SELECT id FROM runs
           WHERE account_id = $1 AND location = $2 AND status = 'queued' AND slot_class = $3
             AND check_type = ANY($4::text[]) AND not_before <= $5 AND expires_at > $5
+            AND ($9::text[] IS NULL OR check_type <> 'PLAYWRIGHT'
+                 OR COALESCE(payload->'check'->>'engine', '${DEFAULT_ENGINE}') = ANY($9::text[]))
           ORDER BY scheduled_at, id
           LIMIT $6
           FOR UPDATE SKIP LOCKED)
@@ -49,6 +56,7 @@ export async function leaseRuns(db: Db, request: LeaseRequest): Promise<RunRow[]
         limit,
         request.agentId,
         addMs(request.now, request.leaseTtlMs),
+        request.engines ? [...request.engines] : null,
       ],
     );
     leased.push(...rows);

@@ -1,5 +1,6 @@
 import type { CheckType, RunSource } from '../../checks/index.js';
 import type { RunMessage } from '../../protocol/index.js';
+import { withBundleUrl } from '../bundles/ref.js';
 import type { RunStatus } from './rules.js';
 
 /** What a run carries to its agent besides its ids: fixed when the run is made. */
@@ -38,8 +39,8 @@ export interface RunRow {
   reason: string | null;
 }
 
-/** The `run` message that hands a leased run to its agent. */
-export function runMessageOf(run: RunRow): RunMessage {
+/** The `run` message that hands a leased run to its agent; `publicUrl` is where the agent fetches its bundle. */
+export function runMessageOf(run: RunRow, publicUrl: string): RunMessage {
   return {
     type: 'run',
     runId: run.id,
@@ -47,7 +48,7 @@ export function runMessageOf(run: RunRow): RunMessage {
     attempt: run.attempt,
     runSource: run.payload.runSource,
     runLocation: run.location,
-    check: run.payload.check,
+    check: withBundleUrl(run.payload.check, run.id, publicUrl),
     inheritedVariables: run.payload.inheritedVariables,
     clientCertificates: run.payload.clientCertificates,
     leaseExpiresAt: new Date(run.lease_expires_at ?? Date.now()).toISOString(),

@@ -7,6 +7,7 @@ import { registerCheckGroupRoutes } from './check-groups.js';
 import { registerCheckSessionRoutes } from './check-sessions.js';
 import { registerCheckRoutes } from './checks.js';
 import { registerClientCertificateRoutes } from './client-certificates.js';
+import { registerCodeBundleRoutes } from './code-bundles.js';
 import { registerErrorGroupRoutes } from './error-groups.js';
 import { registerHeartbeatRoutes } from './heartbeats.js';
 import { registerLocationRoutes } from './locations.js';
@@ -30,6 +31,7 @@ export function registerRoutes(app: FastifyInstance, context: ServerContext): vo
   registerAlertChannelRoutes(app, context);
   registerVariableRoutes(app, context);
   registerClientCertificateRoutes(app, context);
+  registerCodeBundleRoutes(app, context);
   registerMaintenanceWindowRoutes(app, context);
   registerStatusPageRoutes(app, context);
   registerErrorGroupRoutes(app, context);

@@ -55,6 +55,7 @@ const agentsSchema = z.object({
   connected: z.boolean(),
   versions: z.array(z.string()),
   lastSeen: z.string().nullable(),
+  engines: z.array(z.string()).describe('Check-suite engines of the connected agents (from their hello)'),
 });
 
 const locationSchema = z.object({

@@ -69,7 +69,7 @@ export class RunServices implements RunsContext {
     this.background = options.background ?? true;
     this.completionPollMs = settings.completionPollMs;
     this.agentFreshMs = settings.leaseTtlMs;
-    this.gateway = new Gateway({ db, clock: this.clock, events: this.events, log, settings });
+    this.gateway = new Gateway({ db, clock: this.clock, events: this.events, log, settings, publicUrl });
     this.loops = [
       new Loop('scheduler', settings.schedulerTickMs, () => this.scheduleTick(), log),
       new Loop('lease reaper', settings.reaperTickMs, () => this.reapTick(), log),

@@ -12,6 +12,8 @@ export interface StoredRunnableCheck {
   tags: string[];
   definition: Record<string, unknown>;
   group: Partial<CheckGroup> | null;
+  /** The account's runtime: what the check runs with when neither it nor its group names one. */
+  accountRuntimeId: string | null;
 }
 
 interface Row {
@@ -23,6 +25,7 @@ interface Row {
   tags: string[] | null;
   definition: Record<string, unknown>;
   group_definition: Partial<CheckGroup> | null;
+  account_runtime_id: string | null;
 }
 
 export interface CheckSelection {
@@ -47,8 +50,9 @@ export async function loadChecks(db: Db, selection: CheckSelection): Promise<Sto
   if (selection.activatedOnly) where.push('c.activated');
   const rows = await db.query<Row>(
     `SELECT c.id, c.account_id, c.check_type, c.name, c.activated, c.tags, c.definition,
-            g.definition AS group_definition
+            g.definition AS group_definition, a.runtime_id AS account_runtime_id
        FROM checks c LEFT JOIN check_groups g ON g.id = c.group_id AND g.account_id = c.account_id
+       LEFT JOIN accounts a ON a.id = c.account_id
       ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
       ORDER BY c.created_at, c.id`,
     params,
@@ -62,5 +66,6 @@ export async function loadChecks(db: Db, selection: CheckSelection): Promise<Sto
     tags: row.tags ?? [],
     definition: row.definition,
     group: row.group_definition,
+    accountRuntimeId: row.account_runtime_id,
   }));
 }

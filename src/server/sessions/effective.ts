@@ -56,6 +56,7 @@ function withApiDefaults(definition: Json, defaults: Json): Json {
  * run (its locations, privateLocations and runParallel replace the check's); a group retry strategy other than
  * FALLBACK/null replaces the check's; a group runtime replaces the check's; API checks take the group's request
  * defaults; the group's variables are inherited below the check's own; a deactivated group stops its checks.
+ * A check that neither it nor its group gives a runtime gets the account's.
  */
 export function effectiveCheck(stored: StoredRunnableCheck): EffectiveCheck {
   const group = stored.group;
@@ -84,6 +85,10 @@ export function effectiveCheck(stored: StoredRunnableCheck): EffectiveCheck {
     if (isObject(defaults) && typeof defaults.url === 'string' && defaults.url !== '') {
       groupVariables.push({ key: 'GROUP_BASE_URL', value: defaults.url });
     }
+  }
+
+  if (typeof definition.runtimeId !== 'string' && stored.accountRuntimeId) {
+    definition = { ...definition, runtimeId: stored.accountRuntimeId };
   }
 
   return {

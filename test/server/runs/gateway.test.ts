@@ -1,26 +1,27 @@
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLOSE_CODES, PROTOCOL_LIMITS } from '../../../src/protocol/index.js';
-import { selfSignedCertificate } from '../../support/tls.js';
-import { apiResult, TestAgent } from './agent-client.js';
 import {
   createApiCheck,
   createLocation,
-  type RunsServer,
   STORES,
-  startRunsServer,
+  startTestServer,
+  TEST_PUBLIC_URL,
   TestClock,
+  type TestServer,
   until,
-} from './support.js';
+} from '../../support/server.js';
+import { selfSignedCertificate } from '../../support/tls.js';
+import { apiResult, TestAgent } from './agent-client.js';
 
 describe.each(STORES)('the agent gateway (%s)', (store) => {
-  let server: RunsServer;
+  let server: TestServer;
   const clock = new TestClock();
   let n = 0;
   const agents: TestAgent[] = [];
 
   beforeAll(async () => {
-    server = await startRunsServer(store, {
+    server = await startTestServer(store, {
       runs: { background: false, clock: clock.now, dispatchPollMs: 100, heartbeatIntervalMs: 500 },
     });
   });
@@ -323,7 +324,7 @@ describe.each(STORES)('the agent gateway (%s)', (store) => {
     });
     expect(upload.status).toBe(201);
     const { url } = (await upload.json()) as { url: string };
-    expect(url).toBe(`http://127.0.0.1:1/v1/runs/${run.runId}/artifacts/trace.zip`);
+    expect(url).toBe(`${TEST_PUBLIC_URL}/v1/runs/${run.runId}/artifacts/trace.zip`);
     const download = await fetch(`${server.url}${new URL(url).pathname}`, { headers: server.headers });
     expect(download.status).toBe(200);
     expect(download.headers.get('content-type')).toBe('application/zip');
@@ -358,5 +359,34 @@ describe.each(STORES)('the agent gateway (%s)', (store) => {
       request.write(Buffer.alloc(1024));
     });
     expect(status).toBe(413);
+  });
+});
+
+describe('the agent routes and the API rate limit', () => {
+  it("an agent's results are not held to the per-key API rate limit; users still are", async () => {
+    const clock = new TestClock();
+    const server = await startTestServer('pglite', {
+      rateLimit: { max: 3, windowMs: 60_000 },
+      runs: { background: false, clock: clock.now },
+    });
+    try {
+      const location = await createLocation(server, 'busy');
+      await createApiCheck(server, { frequency: 0, frequencyOffset: 10, privateLocations: ['busy'] });
+      for (let interval = 0; interval < 5; interval++) {
+        await server.server.runs.scheduleTick();
+        clock.advance(10_000);
+      }
+      // Every agent of a location shares its key: a limit per key would cap the whole location's results.
+      const agent = await TestAgent.connect(server.url, location.key, server.accountId);
+      agent.credit(5);
+      const runs = [];
+      for (let i = 0; i < 5; i++) runs.push(await agent.next('run'));
+      for (const run of runs) expect((await agent.postResult(run, apiResult())).status).toBe(200);
+      agent.close();
+      expect((await server.api('GET', '/v1/private-locations')).status).toBe(200);
+      expect((await server.api('GET', '/v1/private-locations')).status).toBe(429);
+    } finally {
+      await server.close();
+    }
   });
 });

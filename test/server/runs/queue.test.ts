@@ -1,27 +1,27 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { leaseRuns, renewLeases } from '../../../src/server/queue/lease.js';
 import type { RunRow } from '../../../src/server/queue/run.js';
-import { apiResult, TestAgent } from './agent-client.js';
 import {
   createApiCheck,
   createLocation,
-  type RunsServer,
   STORES,
-  startRunsServer,
+  startTestServer,
   TestClock,
-} from './support.js';
+  type TestServer,
+} from '../../support/server.js';
+import { apiResult, TestAgent } from './agent-client.js';
 
 const TTL = 45_000;
 
 describe.each(STORES)('the run queue (%s)', (store) => {
-  let server: RunsServer;
+  let server: TestServer;
   const clock = new TestClock();
   let location: Awaited<ReturnType<typeof createLocation>>;
   let other: Awaited<ReturnType<typeof createLocation>>;
   let n = 0;
 
   beforeAll(async () => {
-    server = await startRunsServer(store, { runs: { background: false, clock: clock.now } });
+    server = await startTestServer(store, { runs: { background: false, clock: clock.now } });
   });
   // Each test has locations of its own, so no queue holds runs of another test.
   beforeEach(async () => {

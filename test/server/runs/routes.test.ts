@@ -3,23 +3,24 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashKey } from '../../../src/server/auth/keys.js';
 import { cleanErrorMessage, errorHashOf } from '../../../src/server/errors/clean.js';
 import { leaseRuns } from '../../../src/server/queue/lease.js';
-import { apiResult, TestAgent } from './agent-client.js';
 import {
   createApiCheck,
   createLocation,
-  type RunsServer,
   STORES,
-  startRunsServer,
+  startTestServer,
+  TEST_PUBLIC_URL,
   TestClock,
-} from './support.js';
+  type TestServer,
+} from '../../support/server.js';
+import { apiResult, TestAgent } from './agent-client.js';
 
 describe.each(STORES)('session and location routes (%s)', (store) => {
-  let server: RunsServer;
+  let server: TestServer;
   const clock = new TestClock();
   let n = 0;
 
   beforeAll(async () => {
-    server = await startRunsServer(store, { runs: { background: false, clock: clock.now } });
+    server = await startTestServer(store, { runs: { background: false, clock: clock.now } });
   });
   afterAll(async () => server?.close());
 
@@ -78,7 +79,7 @@ describe.each(STORES)('session and location routes (%s)', (store) => {
       const { body } = await server.api('POST', '/v2/check-sessions/trigger', { target: { checkId: [web] } });
       expect(body.checkSessions[0]).toEqual({
         checkSessionId: expect.any(String),
-        checkSessionLink: `http://127.0.0.1:1/v1/check-sessions/${body.checkSessions[0].checkSessionId}`,
+        checkSessionLink: `${TEST_PUBLIC_URL}/v1/check-sessions/${body.checkSessions[0].checkSessionId}`,
         checkId: web,
         checkType: 'API',
         name: 'web',

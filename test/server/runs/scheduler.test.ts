@@ -4,11 +4,11 @@ import {
   createApiCheck,
   createLocation,
   databaseUrlOf,
-  type RunsServer,
   STORES,
-  startRunsServer,
+  startTestServer,
   TestClock,
-} from './support.js';
+  type TestServer,
+} from '../../support/server.js';
 
 const at = (iso: string) => new Date(iso);
 const starts = (frequency: number, offset: number | undefined, times: string[]) =>
@@ -58,11 +58,11 @@ describe('intervals of a check', () => {
 });
 
 describe.each(STORES)('the scheduler (%s)', (store) => {
-  let server: RunsServer;
+  let server: TestServer;
   const clock = new TestClock('2026-04-01T10:00:00.000Z');
 
   beforeAll(async () => {
-    server = await startRunsServer(store, { runs: { background: false, clock: clock.now } });
+    server = await startTestServer(store, { runs: { background: false, clock: clock.now } });
     await createLocation(server, 'sched-a');
     await createLocation(server, 'sched-b');
   });
@@ -135,13 +135,13 @@ describe.each(STORES)('the scheduler (%s)', (store) => {
 });
 
 describe.runIf(STORES.includes('postgres'))('two replicas on one PostgreSQL database', () => {
-  let first: RunsServer;
-  let second: RunsServer;
+  let first: TestServer;
+  let second: TestServer;
   const clock = new TestClock('2026-04-01T12:00:00.000Z');
 
   beforeAll(async () => {
-    first = await startRunsServer('postgres', { runs: { background: false, clock: clock.now } });
-    second = await startRunsServer('postgres', {
+    first = await startTestServer('postgres', { runs: { background: false, clock: clock.now } });
+    second = await startTestServer('postgres', {
       databaseUrl: databaseUrlOf(first),
       runs: { background: false, clock: clock.now },
     });

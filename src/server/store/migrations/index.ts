@@ -1,6 +1,7 @@
 import { core } from './001-core.js';
 import { resourceNumbers } from './010-resource-numbers.js';
 import { runs } from './020-runs.js';
+import { codeBundles } from './030-code-bundles.js';
 
 export interface Migration {
   name: string;
@@ -8,4 +9,4 @@ export interface Migration {
 }
 
 /** Every migration, in the order they apply; one set for PGlite and PostgreSQL. Never edit one that shipped. */
-export const MIGRATIONS: readonly Migration[] = [core, resourceNumbers, runs];
+export const MIGRATIONS: readonly Migration[] = [core, resourceNumbers, runs, codeBundles];

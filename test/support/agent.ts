@@ -2,11 +2,8 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { type AgentHandle, type AgentOptions, startAgent } from '../../../src/agent/agent.js';
-import { loadConfig } from '../../../src/agent/config.js';
-import type { FakeControlPlane } from '../../support/fake-control-plane.js';
-
-export const TEST_KEY = 'pl_acme.berlin-1.Sup3rSecretKeyValue_42xyz';
+import { type AgentHandle, type AgentOptions, startAgent } from '../../src/agent/agent.js';
+import { loadConfig } from '../../src/agent/config.js';
 
 /** Log lines an in-process agent wrote, as text and parsed. */
 export class LogCapture extends Writable {
@@ -24,6 +21,13 @@ export class LogCapture extends Writable {
   entries(): Record<string, unknown>[] {
     return this.lines.map((line) => JSON.parse(line) as Record<string, unknown>);
   }
+
+  /** The ids of the runs this agent started. */
+  startedRuns(): string[] {
+    return this.entries()
+      .filter((e) => e.msg === 'run started')
+      .map((e) => String(e.runId));
+  }
 }
 
 export interface TestAgent {
@@ -33,6 +37,12 @@ export interface TestAgent {
   health(path: string): Promise<{ status: number; text: string }>;
 }
 
+/** Where an agent connects: the control plane's base URL and a private-location key. */
+export interface AgentTarget {
+  url: string;
+  key: string;
+}
+
 /** Fast back-off so tests see reconnects and retries within a second or two. */
 export const FAST: AgentOptions = {
   reconnect: { baseMs: 50, maxMs: 400 },
@@ -40,16 +50,16 @@ export const FAST: AgentOptions = {
   fatalRetryMs: 60_000,
 };
 
-/** Starts an agent in this process against the fake, configured through the same env parsing as the CLI. */
+/** Starts an agent in this process, configured through the same env parsing as the CLI. */
 export async function startTestAgent(
-  fake: FakeControlPlane,
+  target: AgentTarget,
   env: Record<string, string> = {},
   options: AgentOptions = {},
 ): Promise<TestAgent> {
   const dataDir = env.AGENT_DATA_DIR ?? (await mkdtemp(join(tmpdir(), 'vantage-agent-')));
   const loaded = loadConfig({
-    API_KEY: TEST_KEY,
-    API_URL: fake.url,
+    API_KEY: target.key,
+    API_URL: target.url,
     AGENT_HEALTH_PORT: '0',
     LOG_LEVEL: 'DEBUG',
     SHUTDOWN_GRACE_SECONDS: '5',
@@ -68,4 +78,13 @@ export async function startTestAgent(
       return { status: res.status, text: await res.text() };
     },
   };
+}
+
+/** Waits until `probe` holds; throws naming `what` when it does not within the time. */
+export async function waitFor(what: string, probe: () => boolean | Promise<boolean>, timeoutMs = 10_000) {
+  const end = Date.now() + timeoutMs;
+  while (!(await probe())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }

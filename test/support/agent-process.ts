@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 
-const root = fileURLToPath(new URL('../../..', import.meta.url));
+const root = fileURLToPath(new URL('../..', import.meta.url));
 
 /** The real `vantage agent` process (from source through tsx), its log lines and its health port. */
 export class AgentProcess {
@@ -54,5 +54,10 @@ export class AgentProcess {
   async healthPort(): Promise<number> {
     const started = await this.waitForLog('agent started', (l) => l.msg === 'agent started');
     return started.healthPort as number;
+  }
+
+  /** The ids of the runs this process started. */
+  startedRuns(): string[] {
+    return this.lines.filter((l) => l.msg === 'run started').map((l) => String(l.runId));
   }
 }

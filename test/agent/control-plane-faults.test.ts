@@ -1,0 +1,143 @@
+/**
+ * What the agent does with answers the real control plane never gives (see test/support/fake-control-plane.ts
+ * for why these use a stand-in): it must survive them without losing or repeating work.
+ */
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startTestAgent, type TestAgent, waitFor } from '../support/agent.js';
+import { type CountingTarget, startCountingTarget } from '../support/counting-target.js';
+import { FAKE_KEY, FakeControlPlane } from '../support/fake-control-plane.js';
+
+/** A check as a control plane stores it, against a local URL. */
+function apiCheck(url: string): Record<string, unknown> {
+  return {
+    id: `check-${Math.random().toString(36).slice(2, 10)}`,
+    checkType: 'API',
+    name: 'API check',
+    request: {
+      url,
+      method: 'GET',
+      assertions: [{ source: 'STATUS_CODE', comparison: 'EQUALS', target: '200', property: '', regex: null }],
+    },
+  };
+}
+
+let target: CountingTarget;
+beforeAll(async () => {
+  target = await startCountingTarget();
+});
+afterAll(() => target.close());
+
+let fake: FakeControlPlane;
+let agent: TestAgent | null = null;
+afterEach(async () => {
+  await agent?.agent.stop();
+  agent = null;
+  await fake.stop();
+  expect(fake.violations).toEqual([]);
+});
+
+async function connectedAgent(env: Record<string, string> = {}): Promise<TestAgent> {
+  fake = await FakeControlPlane.start();
+  agent = await startTestAgent({ url: fake.url, key: FAKE_KEY }, env);
+  await fake.waitFor('credit', () => fake.received('credit')[0]);
+  return agent;
+}
+
+const released = () => fake.received('release').flatMap((m) => m.runIds);
+
+describe('agent: a control plane that misbehaves', () => {
+  it('logs an UNSUPPORTED_PROTOCOL refusal clearly and retries slowly, never in a loop', async () => {
+    fake = await FakeControlPlane.start();
+    fake.refuseProtocol = true;
+    agent = await startTestAgent({ url: fake.url, key: FAKE_KEY });
+    const { logs, health } = agent;
+    await fake.waitFor('the refusal logged', () => logs.text.includes('refused this agent'));
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(fake.upgrades).toBe(1);
+    const line = logs.entries().find((e) => String(e.msg).includes('refused this agent'));
+    expect(line).toMatchObject({ level: 'error' });
+    expect(String(line?.msg)).toMatch(/UNSUPPORTED_PROTOCOL.*trying again in 1 minute/);
+    expect((await health('/-/readiness')).status).toBe(503);
+    expect(JSON.parse((await health('/health')).text).status).toBe('starting');
+  });
+
+  it('ignores messages that are not JSON or not of the protocol, and keeps working', async () => {
+    const { logs } = await connectedAgent();
+    fake.send('this is not JSON');
+    fake.send(JSON.stringify({ type: 'surprise', payload: 1 }));
+    fake.send(JSON.stringify({ type: 'run', runId: 42 }));
+    const run = fake.run(apiCheck(target.url('/after-garbage')));
+    fake.send(run);
+    const upload = await fake.waitFor('the result', () => fake.results.get(`${run.runId}:1`));
+    expect(upload.status).toBe('PASSED');
+    expect(logs.text).toContain('not JSON');
+    expect(
+      logs.entries().filter((e) => e.msg === 'ignored a message the protocol does not allow'),
+    ).toHaveLength(2);
+    expect(fake.received('hello')).toHaveLength(1);
+  });
+
+  it('reports a check that does not validate as FAILED, naming the problems', async () => {
+    await connectedAgent();
+    const run = fake.run({ id: 'broken-1', checkType: 'API', name: 'Broken', request: { method: 'GET' } });
+    fake.send(run);
+    const upload = await fake.waitFor('the result', () => fake.results.get(`${run.runId}:1`));
+    expect(upload.status).toBe('FAILED');
+    expect(upload.result).toMatchObject({ checkId: 'broken-1', name: 'Broken', hasErrors: true });
+    expect(JSON.stringify(upload.result)).toMatch(/request\.url: is required/);
+  });
+
+  it('hands back a run sent without credit for it, without running it', async () => {
+    const { logs } = await connectedAgent({ JOB_CONCURRENCY: '1' });
+    const granted = fake.run(apiCheck(target.url('/granted?ms=300')));
+    const extra = fake.run(apiCheck(target.url('/without-credit')));
+    fake.send(granted);
+    fake.send(extra);
+    await fake.waitFor('the extra run released', () => released().includes(extra.runId));
+    await fake.waitFor('the granted result', () => fake.results.get(`${granted.runId}:1`));
+    expect(logs.text).toContain('without credit');
+    expect(target.count('/without-credit')).toBe(0);
+    expect(fake.results.has(`${extra.runId}:1`)).toBe(false);
+  });
+
+  it('hands back a run that arrives after its release on shutdown, while the running one completes', async () => {
+    const test = await connectedAgent({ JOB_CONCURRENCY: '2' });
+    const running = fake.run(apiCheck(target.url('/running?ms=600')));
+    fake.send(running);
+    await waitFor('the check at the target', () => target.count('/running') === 1);
+    const stopping = test.agent.stop();
+    await fake.waitFor('the release', () => fake.received('release')[0]);
+    // On the credit the agent granted before it released: the real control plane voids it on the release.
+    const late = fake.run(apiCheck(target.url('/late')));
+    fake.send(late);
+    await fake.waitFor('the late run released', () => released().includes(late.runId));
+    await stopping;
+    agent = null;
+    expect(fake.results.get(`${running.runId}:1`)?.status).toBe('PASSED');
+    expect(target.count('/late')).toBe(0);
+  });
+
+  it('sends a result again while the control plane answers 503, until it takes it', async () => {
+    const { logs } = await connectedAgent();
+    fake.resultStatus = 503;
+    const run = fake.run(apiCheck(target.url('/unavailable')));
+    fake.send(run);
+    await fake.waitFor('a 503 logged', () => logs.text.includes('it will be sent again'));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    fake.resultStatus = null;
+    await fake.waitFor('the result', () => fake.results.get(`${run.runId}:1`));
+    expect(target.count('/unavailable')).toBe(1);
+  });
+
+  it('drops a result the control plane refuses for good (a 4xx other than 408 and 429), and logs it', async () => {
+    const { logs, dataDir } = await connectedAgent();
+    fake.resultStatus = 410;
+    fake.send(fake.run(apiCheck(target.url('/refused'))));
+    await fake.waitFor('the refusal logged', () => logs.text.includes('refused a result for good'));
+    const spooled = async () =>
+      (await readdir(join(dataDir, 'spool'))).filter((f) => f.endsWith('.result.json')).length;
+    await waitFor('an empty spool', async () => (await spooled()) === 0);
+  });
+});

@@ -1,0 +1,108 @@
+/**
+ * End to end: a Playwright project uploaded as a code bundle through the API, referred to by a PLAYWRIGHT check
+ * (`bundle:<id>`), fetched by a real agent with its own key, and run.
+ */
+import { execFile } from 'node:child_process';
+import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findEngine, scriptSettingsFromEnv } from '../../src/runtimes/index.js';
+import { noChromium } from '../executors/browser/support.js';
+import { playwrightCheck, uploadBundle } from '../server/bundles/support.js';
+import { startTestAgent, type TestAgent, waitFor } from '../support/agent.js';
+import { type TestServer as HttpServer, startHttpServer } from '../support/http-servers.js';
+import { agentsOf, completed, FAST_RUNS, trigger } from '../support/runs.js';
+import { createLocation, startTestServer, type TestServer } from '../support/server.js';
+
+const fixtures = fileURLToPath(new URL('../executors/playwright/fixtures/', import.meta.url));
+const { runtimesDir } = scriptSettingsFromEnv();
+const noEngine = !findEngine('node22', runtimesDir) && !process.env.CI;
+if (noChromium || noEngine) {
+  console.warn(
+    `skipping the code-bundle end-to-end test: ${noChromium ? 'no Chromium' : `no node22 engine in ${runtimesDir}`}`,
+  );
+}
+
+/** The suite's install without the network (as test/executors/playwright does). */
+const INSTALL = [
+  'mkdir -p node_modules/.bin',
+  'cp -R "$PW_MODULES/@playwright" "$PW_MODULES/playwright" "$PW_MODULES/playwright-core" node_modules/',
+  'ln -s ../@playwright/test/cli.js node_modules/.bin/playwright',
+  'echo installed >> "$INSTALL_LOG"',
+].join(' && ');
+
+describe.skipIf(noChromium || noEngine)('a PLAYWRIGHT check with an uploaded code bundle', () => {
+  let server: TestServer;
+  let shop: HttpServer;
+  let agent: TestAgent | undefined;
+  let dir: string;
+  let previousCacheDir: string | undefined;
+
+  beforeAll(async () => {
+    shop = await startHttpServer((req, res) => {
+      res.setHeader('content-type', 'text/html');
+      res.end(req.url === '/cart' ? '<div id="items">0</div>' : '<h1>Shop</h1>');
+    });
+    dir = await mkdtemp(join(tmpdir(), 'vantage-e2e-bundle-'));
+    await chmod(dir, 0o777);
+    // A dependency cache of its own, so the install runs here whatever earlier runs left in the shared cache.
+    previousCacheDir = process.env.VANTAGE_CACHE_DIR;
+    process.env.VANTAGE_CACHE_DIR = join(dir, 'cache');
+    server = await startTestServer('pglite', { runs: FAST_RUNS });
+  });
+  afterAll(async () => {
+    if (previousCacheDir === undefined) delete process.env.VANTAGE_CACHE_DIR;
+    else process.env.VANTAGE_CACHE_DIR = previousCacheDir;
+    await agent?.agent.stop();
+    await server?.close();
+    await shop?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('runs on an agent that fetches the bundle with its own key', { timeout: 180_000 }, async () => {
+    const archive = join(dir, 'suite.tar.gz');
+    await promisify(execFile)('tar', ['-czf', archive, '-C', fixtures, 'suite']);
+    const bundle = await uploadBundle(server, await readFile(archive));
+    expect(bundle.status).toBe(201);
+
+    const location = await createLocation(server, 'lab');
+    agent = await startTestAgent({ url: server.url, key: location.key });
+    await waitFor(
+      'the agent shown on its location',
+      async () => (await agentsOf(server, location.id)).count === 1,
+    );
+    expect((await agentsOf(server, location.id)) as unknown).toMatchObject({
+      engines: expect.arrayContaining(['node22']),
+    });
+
+    const installLog = join(dir, 'installs.log');
+    const check = await server.api(
+      'POST',
+      '/v1/checks/playwright',
+      playwrightCheck(`bundle:${bundle.body.id}`, {
+        privateLocations: ['lab'],
+        installCommand: INSTALL,
+        pwProjects: ['desktop'],
+        pwTags: ['@smoke'],
+        engine: 'node22',
+        environmentVariables: [
+          { key: 'SHOP_URL', value: shop.origin },
+          { key: 'PW_MODULES', value: join(runtimesDir, '2026.04', 'node_modules') },
+          { key: 'INSTALL_LOG', value: installLog },
+        ],
+      }),
+    );
+    expect(check.status).toBe(201);
+
+    const [sessionId] = await trigger(server, [check.body.id]);
+    const session = await completed(server, sessionId ?? '', 150_000);
+    expect(session).toMatchObject({ status: 'PASSED' });
+    expect(await readFile(installLog, 'utf8')).toBe('installed\n');
+    // The key went only into the request headers: never into a log line of the agent.
+    expect(agent.logs.text).not.toContain(location.key);
+    expect(agent.logs.text).toMatch(/run finished/);
+  });
+});
