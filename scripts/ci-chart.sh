@@ -99,6 +99,7 @@ for spec in "${HELMS[@]}"; do
   refuse "JOB_CONCURRENCY 0" "jobConcurrency" --set agent.jobConcurrency=0
   refuse "an unknown log level" "logLevel" --set agent.logLevel=VERBOSE
   refuse "a malformed API key" "apiKey" --set apiKey.value=not-a-key
+  refuse "KEDA queue trigger without a slug" "location.slug" --set autoscaling.enabled=true
   refuse "a grace period the kubelet would cut short" "must be above agent.shutdownGraceSeconds" \
     --set terminationGracePeriodSeconds=200
   refuse "running as root" "runAsNonRoot" --set podSecurityContext.runAsNonRoot=false

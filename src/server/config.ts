@@ -18,6 +18,7 @@ const serverEnv = z.object({
     .default('INFO'),
   PUBLIC_URL: z.url({ message: 'must be an http(s) URL' }).optional(),
   VANTAGE_BOOTSTRAP_KEY: z.string().min(20, { message: 'must be at least 20 characters' }).optional(),
+  METRICS_TOKEN: z.string().min(1).optional(),
 });
 
 export interface ServerConfig {
@@ -28,6 +29,8 @@ export interface ServerConfig {
   logLevel: (typeof LOG_LEVELS)[number];
   publicUrl: string;
   bootstrapKey?: string;
+  /** When set, GET /metrics (Prometheus) asks for `Authorization: Bearer <metricsToken>`; otherwise it is open. */
+  metricsToken?: string;
 }
 
 /** Reads the server's settings from the environment; throws one line per problem. */
@@ -49,5 +52,6 @@ export function serverConfigFromEnv(env: NodeJS.ProcessEnv): ServerConfig {
     logLevel: e.LOG_LEVEL,
     publicUrl: (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/$/, ''),
     bootstrapKey: e.VANTAGE_BOOTSTRAP_KEY,
+    metricsToken: e.METRICS_TOKEN,
   };
 }

@@ -108,6 +108,22 @@ export async function agentsSummary(
   };
 }
 
+/** Agents connected now (as `agentsSummary` counts them) at every private location, zeros included. */
+export async function connectedAgentsByLocation(
+  db: Db,
+  now: Date,
+  freshMs: number,
+): Promise<{ accountId: string; location: string; count: number }[]> {
+  const rows = await db.query<{ account_id: string; location: string; count: number }>(
+    `SELECT l.account_id, l.slug_name AS location,
+            count(a.agent_id) FILTER (WHERE a.connected AND a.last_seen > $1)::int AS count
+       FROM private_locations l LEFT JOIN agents a ON a.private_location_id = l.id
+      GROUP BY l.account_id, l.slug_name`,
+    [new Date(now.getTime() - freshMs)],
+  );
+  return rows.map((r) => ({ accountId: r.account_id, location: r.location, count: Number(r.count) }));
+}
+
 function enginesOf(capabilities: { engines?: unknown } | null): string[] {
   const engines = capabilities?.engines;
   return Array.isArray(engines) ? engines.filter((e): e is string => typeof e === 'string') : [];

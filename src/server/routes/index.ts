@@ -12,6 +12,7 @@ import { registerErrorGroupRoutes } from './error-groups.js';
 import { registerHeartbeatRoutes } from './heartbeats.js';
 import { registerLocationRoutes } from './locations.js';
 import { registerMaintenanceWindowRoutes } from './maintenance-windows.js';
+import { registerMetricsRoute } from './metrics.js';
 import { registerPrivateLocationRoutes } from './private-locations.js';
 import { registerStatusPageRoutes } from './status-pages.js';
 import { registerTestSessionRoutes } from './test-sessions.js';
@@ -19,7 +20,7 @@ import { registerTriggerRunRoutes } from './trigger-runs.js';
 import { registerTriggerRoutes } from './triggers.js';
 import { registerVariableRoutes } from './variables.js';
 
-/** Every route module of the public API and the agent gateway. */
+/** Every route module of the public API and the agent gateway, and the Prometheus metrics. */
 export function registerRoutes(app: FastifyInstance, context: ServerContext): void {
   registerLocationRoutes(app);
   registerAccountRoutes(app, context);
@@ -39,4 +40,5 @@ export function registerRoutes(app: FastifyInstance, context: ServerContext): vo
   registerTestSessionRoutes(app, context);
   registerPrivateLocationRoutes(app, context);
   registerAgentRoutes(app, context);
+  registerMetricsRoute(app, context);
 }
