@@ -1,39 +1,23 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { startTestAgent, type TestAgent, waitFor } from '../support/agent.js';
-import { type CountingTarget, startCountingTarget } from '../support/counting-target.js';
 import {
   agentsOf,
   apiCheckAt,
   checkResults,
   completed,
-  FAST_RUNS,
   storedResultsPerRun,
   trigger,
+  useServerAndTarget,
 } from '../support/runs.js';
-import {
-  type CreatedLocation,
-  createApiCheck,
-  createLocation,
-  startTestServer,
-  type TestServer,
-} from '../support/server.js';
+import { type CreatedLocation, createApiCheck, createLocation } from '../support/server.js';
 
-let target: CountingTarget;
-let server: TestServer;
-beforeAll(async () => {
-  target = await startCountingTarget();
-  server = await startTestServer('pglite', { runs: FAST_RUNS });
-});
-afterAll(async () => {
-  await server?.close();
-  await target?.close();
-});
+const fixture = useServerAndTarget();
 
 const agents: TestAgent[] = [];
 afterEach(async () => {
-  await server.start();
+  await fixture.server.start();
   await Promise.all(agents.splice(0).map((a) => a.agent.stop()));
 });
 
@@ -42,8 +26,8 @@ async function agentOn(
   env: Record<string, string> = {},
   location?: CreatedLocation,
 ): Promise<{ location: CreatedLocation; agent: TestAgent }> {
-  const at = location ?? (await createLocation(server, `delivery-${++locations}`));
-  const agent = await startTestAgent({ url: server.url, key: at.key }, env);
+  const at = location ?? (await createLocation(fixture.server, `delivery-${++locations}`));
+  const agent = await startTestAgent({ url: fixture.server.url, key: at.key }, env);
   agents.push(agent);
   return { location: at, agent };
 }
@@ -52,7 +36,10 @@ async function checksAt(location: CreatedLocation, paths: string[]): Promise<str
   const ids: string[] = [];
   for (const path of paths) {
     ids.push(
-      await createApiCheck(server, apiCheckAt(target.url(path), { privateLocations: [location.slugName] })),
+      await createApiCheck(
+        fixture.server,
+        apiCheckAt(fixture.target.url(path), { privateLocations: [location.slugName] }),
+      ),
     );
   }
   return ids;
@@ -67,50 +54,56 @@ const healthOf = async (agent: TestAgent) => JSON.parse((await agent.health('/he
 describe('agent: results are never lost', () => {
   it('keeps results in the spool while the control plane is down and delivers each once when it is back', async () => {
     const { location, agent } = await agentOn({ JOB_CONCURRENCY: '4' });
-    await waitFor('the agent connected', async () => (await agentsOf(server, location.id)).count === 1);
+    await waitFor(
+      'the agent connected',
+      async () => (await agentsOf(fixture.server, location.id)).count === 1,
+    );
     const paths = ['/outage-0?hold', '/outage-1?hold', '/outage-2?hold', '/outage-3?hold'];
     const checks = await checksAt(location, paths);
-    const sessions = await trigger(server, checks);
-    await waitFor('four checks at the target', () => target.held('/outage-') === 4);
+    const sessions = await trigger(fixture.server, checks);
+    await waitFor('four checks at the target', () => fixture.target.held('/outage-') === 4);
 
-    await server.stop();
-    target.release('/outage-');
+    await fixture.server.stop();
+    fixture.target.release('/outage-');
     await waitFor('four results in the spool', async () => (await spoolFiles(agent.dataDir)).length === 4);
     expect(await healthOf(agent)).toMatchObject({ connected: false, spooled: 4, status: 'disconnected' });
     expect((await agent.health('/-/readiness')).status).toBe(200);
 
     await new Promise((resolve) => setTimeout(resolve, 500));
-    await server.start();
-    for (const id of sessions) expect((await completed(server, id)).status).toBe('PASSED');
-    expect(await storedResultsPerRun(server, sessions)).toEqual([1, 1, 1, 1]);
-    for (const check of checks) expect(await checkResults(server, check)).toHaveLength(1);
+    await fixture.server.start();
+    for (const id of sessions) expect((await completed(fixture.server, id)).status).toBe('PASSED');
+    expect(await storedResultsPerRun(fixture.server, sessions)).toEqual([1, 1, 1, 1]);
+    for (const check of checks) expect(await checkResults(fixture.server, check)).toHaveLength(1);
     await waitFor('an empty spool', async () => (await spoolFiles(agent.dataDir)).length === 0);
     await waitFor('connected again', async () => (await healthOf(agent)).connected === true);
     expect((await agent.health('/metrics')).text).toMatch(/^vantage_agent_reconnects_total 1$/m);
 
     // Connected again, it grants its free slots again: a check triggered now runs.
-    const [again] = await trigger(server, await checksAt(location, ['/outage-after']));
-    expect((await completed(server, again as string)).status).toBe('PASSED');
+    const [again] = await trigger(fixture.server, await checksAt(location, ['/outage-after']));
+    expect((await completed(fixture.server, again as string)).status).toBe('PASSED');
   });
 
   it('delivers what an earlier run of the agent left in its spool', async () => {
     const { location, agent: first } = await agentOn({ SHUTDOWN_GRACE_SECONDS: '0' });
-    await waitFor('the agent connected', async () => (await agentsOf(server, location.id)).count === 1);
-    const [sessionId] = await trigger(server, await checksAt(location, ['/left-behind?hold']));
-    await waitFor('the check at the target', () => target.held('/left-behind') === 1);
-    await server.stop();
-    target.release('/left-behind');
+    await waitFor(
+      'the agent connected',
+      async () => (await agentsOf(fixture.server, location.id)).count === 1,
+    );
+    const [sessionId] = await trigger(fixture.server, await checksAt(location, ['/left-behind?hold']));
+    await waitFor('the check at the target', () => fixture.target.held('/left-behind') === 1);
+    await fixture.server.stop();
+    fixture.target.release('/left-behind');
     await waitFor('the result in the spool', async () => (await spoolFiles(first.dataDir)).length === 1);
     await first.agent.stop();
     expect(await spoolFiles(first.dataDir)).toHaveLength(1);
 
-    await server.start();
+    await fixture.server.start();
     const { agent: second } = await agentOn({ AGENT_DATA_DIR: first.dataDir }, location);
     expect(second.agent.agentId).toBe(first.agent.agentId);
-    const session = await completed(server, sessionId as string);
+    const session = await completed(fixture.server, sessionId as string);
     expect(session.status).toBe('PASSED');
     expect(session.results).toHaveLength(1);
-    expect(target.count('/left-behind')).toBe(1);
+    expect(fixture.target.count('/left-behind')).toBe(1);
     expect(second.logs.startedRuns()).toEqual([]);
     await waitFor('an empty spool', async () => (await spoolFiles(second.dataDir)).length === 0);
   });
@@ -119,8 +112,14 @@ describe('agent: results are never lost', () => {
 describe('agent: refused by the control plane', () => {
   it('logs a revoked key clearly and retries slowly, never in a loop', async () => {
     const { location, agent } = await agentOn();
-    await waitFor('the agent connected', async () => (await agentsOf(server, location.id)).count === 1);
-    const revoked = await server.api('DELETE', `/v1/private-locations/${location.id}/keys/${location.keyId}`);
+    await waitFor(
+      'the agent connected',
+      async () => (await agentsOf(fixture.server, location.id)).count === 1,
+    );
+    const revoked = await fixture.server.api(
+      'DELETE',
+      `/v1/private-locations/${location.id}/keys/${location.keyId}`,
+    );
     expect(revoked.status).toBe(204);
 
     await waitFor('the refusal logged', () => agent.logs.text.includes('refused this agent'));
@@ -131,11 +130,11 @@ describe('agent: refused by the control plane', () => {
     expect(String(refusals[0]?.msg)).toMatch(/REVOKED.*trying again in 1 minute/);
     expect(agent.logs.text).not.toContain('could not connect');
     expect(await healthOf(agent)).toMatchObject({ connected: false, status: 'disconnected' });
-    expect((await agentsOf(server, location.id)).count).toBe(0);
+    expect((await agentsOf(fixture.server, location.id)).count).toBe(0);
   });
 
   it('treats HTTP 401 on the upgrade (a wrong key) as fatal too', async () => {
-    const location = await createLocation(server, `delivery-${++locations}`);
+    const location = await createLocation(fixture.server, `delivery-${++locations}`);
     const wrong = `${location.key.slice(0, location.key.lastIndexOf('.'))}.notTheSecretOfThisKey123`;
     const { agent } = await agentOn({}, { ...location, key: wrong });
     await waitFor('the refusal logged', () => agent.logs.text.includes('refused this agent'));

@@ -1,29 +1,13 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { startTestAgent, type TestAgent, waitFor } from '../support/agent.js';
-import { type CountingTarget, startCountingTarget } from '../support/counting-target.js';
-import { apiCheckAt, completed, FAST_RUNS, trigger } from '../support/runs.js';
-import {
-  type CreatedLocation,
-  createApiCheck,
-  createLocation,
-  startTestServer,
-  type TestServer,
-} from '../support/server.js';
+import { apiCheckAt, completed, trigger, useServerAndTarget } from '../support/runs.js';
+import { type CreatedLocation, createApiCheck, createLocation } from '../support/server.js';
 
-let target: CountingTarget;
-let server: TestServer;
-beforeAll(async () => {
-  target = await startCountingTarget();
-  server = await startTestServer('pglite', { runs: FAST_RUNS });
-});
-afterAll(async () => {
-  await server?.close();
-  await target?.close();
-});
+const fixture = useServerAndTarget();
 
 let agent: TestAgent | null = null;
 afterEach(async () => {
-  await server.start();
+  await fixture.server.start();
   await agent?.agent.stop();
   agent = null;
 });
@@ -33,18 +17,18 @@ async function agentOn(
   env: Record<string, string> = {},
   options: { serverDown?: boolean } = {},
 ): Promise<{ location: CreatedLocation; agent: TestAgent }> {
-  const location = await createLocation(server, `health-${++locations}`);
-  if (options.serverDown) await server.stop();
-  agent = await startTestAgent({ url: server.url, key: location.key }, env);
+  const location = await createLocation(fixture.server, `health-${++locations}`);
+  if (options.serverDown) await fixture.server.stop();
+  agent = await startTestAgent({ url: fixture.server.url, key: location.key }, env);
   return { location, agent };
 }
 
 async function triggerAt(location: CreatedLocation, path: string): Promise<string> {
   const check = await createApiCheck(
-    server,
-    apiCheckAt(target.url(path), { privateLocations: [location.slugName] }),
+    fixture.server,
+    apiCheckAt(fixture.target.url(path), { privateLocations: [location.slugName] }),
   );
-  return (await trigger(server, [check]))[0] as string;
+  return (await trigger(fixture.server, [check]))[0] as string;
 }
 
 const healthOf = async (agent: TestAgent) => JSON.parse((await agent.health('/health')).text);
@@ -56,7 +40,7 @@ describe('agent: health server', () => {
     expect((await agent.health('/-/liveness')).status).toBe(200);
     expect((await healthOf(agent)).status).toBe('starting');
 
-    await server.start();
+    await fixture.server.start();
     await waitFor('ready', async () => (await agent.health('/-/readiness')).status === 200);
     const health = await healthOf(agent);
     expect(Object.keys(health).sort()).toEqual(
@@ -73,7 +57,7 @@ describe('agent: health server', () => {
     expect(health.version).toMatch(/^\d+\.\d+\.\d+/);
     expect(health.uptimeSeconds).toBeGreaterThanOrEqual(0);
 
-    await server.stop();
+    await fixture.server.stop();
     await waitFor('disconnected', async () => (await healthOf(agent)).connected === false);
     expect((await healthOf(agent)).status).toBe('disconnected');
     expect((await agent.health('/-/readiness')).status).toBe(200);
@@ -81,7 +65,9 @@ describe('agent: health server', () => {
 
   it('serves Prometheus metrics: runs by kind and status, durations, slots, connection, spool, process', async () => {
     const { location, agent } = await agentOn({ JOB_CONCURRENCY: '3' });
-    expect((await completed(server, await triggerAt(location, '/metrics-run'))).status).toBe('PASSED');
+    expect((await completed(fixture.server, await triggerAt(location, '/metrics-run'))).status).toBe(
+      'PASSED',
+    );
     await waitFor('the result delivered', async () =>
       /^vantage_agent_results_delivered_total 1$/m.test((await agent.health('/metrics')).text),
     );
@@ -118,7 +104,7 @@ describe('agent: health server', () => {
     expect((await agent.health('/-/readiness')).status).toBe(503);
     expect((await healthOf(agent)).status).toBe('stopping');
     await stopping;
-    const session = await completed(server, sessionId);
+    const session = await completed(fixture.server, sessionId);
     expect(session.status).toBe('PASSED');
     expect(session.results).toHaveLength(1);
   });

@@ -1,9 +1,8 @@
 import { hostname } from 'node:os';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { CHECK_TYPES } from '../../src/checks/index.js';
 import { version } from '../../src/version.js';
 import { startTestAgent, type TestAgent, waitFor } from '../support/agent.js';
-import { type CountingTarget, startCountingTarget } from '../support/counting-target.js';
 import { type TestServer as HttpServer, startHttpServer } from '../support/http-servers.js';
 import {
   agentsOf,
@@ -13,28 +12,12 @@ import {
   runIdsOf,
   storedResultsPerRun,
   trigger,
+  useServerAndTarget,
 } from '../support/runs.js';
-import {
-  type CreatedLocation,
-  createApiCheck,
-  createLocation,
-  startTestServer,
-  type TestServer,
-} from '../support/server.js';
+import { type CreatedLocation, createApiCheck, createLocation } from '../support/server.js';
 
-let target: CountingTarget;
-let server: TestServer;
-beforeAll(async () => {
-  target = await startCountingTarget();
-  // Leases of one second: only heartbeats keep a longer run with its agent.
-  server = await startTestServer('pglite', {
-    runs: { ...FAST_RUNS, leaseTtlMs: 1000, heartbeatIntervalMs: 200 },
-  });
-});
-afterAll(async () => {
-  await server?.close();
-  await target?.close();
-});
+// Leases of one second: only heartbeats keep a longer run with its agent.
+const fixture = useServerAndTarget({ ...FAST_RUNS, leaseTtlMs: 1000, heartbeatIntervalMs: 200 });
 
 let agent: TestAgent | null = null;
 afterEach(async () => {
@@ -47,9 +30,9 @@ let locations = 0;
 async function agentOn(
   env: Record<string, string> = {},
 ): Promise<{ location: CreatedLocation; agent: TestAgent }> {
-  const location = await createLocation(server, `pull-${++locations}`);
-  agent = await startTestAgent({ url: server.url, key: location.key }, env);
-  await waitFor('the agent connected', async () => (await agentsOf(server, location.id)).count === 1);
+  const location = await createLocation(fixture.server, `pull-${++locations}`);
+  agent = await startTestAgent({ url: fixture.server.url, key: location.key }, env);
+  await waitFor('the agent connected', async () => (await agentsOf(fixture.server, location.id)).count === 1);
   return { location, agent };
 }
 
@@ -57,7 +40,10 @@ async function checksAt(location: CreatedLocation, urls: string[], fields: Recor
   const ids: string[] = [];
   for (const url of urls) {
     ids.push(
-      await createApiCheck(server, apiCheckAt(url, { privateLocations: [location.slugName], ...fields })),
+      await createApiCheck(
+        fixture.server,
+        apiCheckAt(url, { privateLocations: [location.slugName], ...fields }),
+      ),
     );
   }
   return ids;
@@ -66,12 +52,12 @@ async function checksAt(location: CreatedLocation, urls: string[], fields: Recor
 describe('agent: handshake and pulling, with the control plane', () => {
   it('says hello with its identity, slots and what it can run (and why not)', async () => {
     const { location, agent } = await agentOn({ JOB_CONCURRENCY: '3', BROWSER_CONCURRENCY: '0' });
-    expect(await agentsOf(server, location.id)).toMatchObject({
+    expect(await agentsOf(fixture.server, location.id)).toMatchObject({
       count: 1,
       connected: true,
       versions: [version],
     });
-    const [row] = await server.server.context.db.query<{
+    const [row] = await fixture.server.server.context.db.query<{
       agent_version: string;
       hostname: string;
       platform: string;
@@ -123,8 +109,8 @@ describe('agent: handshake and pulling, with the control plane', () => {
       const { location } = await agentOn();
       // doubleCheck: one immediate retry after a failed attempt.
       const [checkId] = await checksAt(location, [flaky.url('/flaky')], { doubleCheck: true });
-      const [sessionId] = await trigger(server, [checkId as string]);
-      const session = await completed(server, sessionId as string);
+      const [sessionId] = await trigger(fixture.server, [checkId as string]);
+      const session = await completed(fixture.server, sessionId as string);
       expect(session.status).toBe('PASSED');
       expect(
         session.results.map((r: { resultType: string; attempts: number; hasFailures: boolean }) => [
@@ -146,32 +132,35 @@ describe('agent: handshake and pulling, with the control plane', () => {
 
   it('never holds more runs than its slots, and each run is executed once', async () => {
     const { location, agent } = await agentOn({ JOB_CONCURRENCY: '2' });
-    const before = target.maxInFlight();
+    const before = fixture.target.maxInFlight();
     expect(before).toBe(0);
     const paths = Array.from({ length: 7 }, (_, i) => `/slots-${i}`);
     const sessions = await trigger(
-      server,
+      fixture.server,
       await checksAt(
         location,
-        paths.map((p) => target.url(`${p}?ms=150`)),
+        paths.map((p) => fixture.target.url(`${p}?ms=150`)),
       ),
     );
-    for (const id of sessions) expect((await completed(server, id)).status).toBe('PASSED');
-    expect(target.maxInFlight()).toBe(2);
-    for (const path of paths) expect(target.count(`${path}?`)).toBe(1);
-    expect(agent.logs.startedRuns().sort()).toEqual(await runIdsOf(server, sessions));
+    for (const id of sessions) expect((await completed(fixture.server, id)).status).toBe('PASSED');
+    expect(fixture.target.maxInFlight()).toBe(2);
+    for (const path of paths) expect(fixture.target.count(`${path}?`)).toBe(1);
+    expect(agent.logs.startedRuns().sort()).toEqual(await runIdsOf(fixture.server, sessions));
     expect(agent.logs.text).not.toContain('without credit');
-    expect(await storedResultsPerRun(server, sessions)).toEqual(sessions.map(() => 1));
+    expect(await storedResultsPerRun(fixture.server, sessions)).toEqual(sessions.map(() => 1));
   });
 
   it('keeps the lease of a long run with heartbeats: it is not given to anyone again', async () => {
     const { location } = await agentOn();
     // Three seconds: three times the lease.
-    const [sessionId] = await trigger(server, await checksAt(location, [target.url('/long?ms=3000')]));
-    const session = await completed(server, sessionId as string);
+    const [sessionId] = await trigger(
+      fixture.server,
+      await checksAt(location, [fixture.target.url('/long?ms=3000')]),
+    );
+    const session = await completed(fixture.server, sessionId as string);
     expect(session.status).toBe('PASSED');
-    expect(target.count('/long')).toBe(1);
-    const [run] = await server.server.context.db.query<{ leases: number; lease_losses: number }>(
+    expect(fixture.target.count('/long')).toBe(1);
+    const [run] = await fixture.server.server.context.db.query<{ leases: number; lease_losses: number }>(
       'SELECT leases, lease_losses FROM runs WHERE session_id = $1',
       [sessionId],
     );
@@ -181,13 +170,16 @@ describe('agent: handshake and pulling, with the control plane', () => {
   it('stops a run at its execution limit and reports TIMED_OUT', async () => {
     // 30 s for API checks, scaled down to 300 ms.
     const { location } = await agentOn({ AGENT_RUN_LIMIT_SCALE: '0.01' });
-    const [sessionId] = await trigger(server, await checksAt(location, [target.url('/deadline?hold')]));
-    const session = await completed(server, sessionId as string);
+    const [sessionId] = await trigger(
+      fixture.server,
+      await checksAt(location, [fixture.target.url('/deadline?hold')]),
+    );
+    const session = await completed(fixture.server, sessionId as string);
     expect(session.status).toBe('TIMED_OUT');
     expect(session.results).toHaveLength(1);
     expect(session.results[0]).toMatchObject({ aborted: true, isCancelled: false });
     await waitFor('the request abandoned', () =>
-      target.seen.some((r) => r.url.startsWith('/deadline') && r.abandoned),
+      fixture.target.seen.some((r) => r.url.startsWith('/deadline') && r.abandoned),
     );
   });
 });

@@ -5,38 +5,22 @@
 import { mkdtemp, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { startTestAgent, type TestAgent, waitFor } from '../support/agent.js';
 import { AgentProcess } from '../support/agent-process.js';
-import { type CountingTarget, startCountingTarget } from '../support/counting-target.js';
 import {
   agentsOf,
   apiCheckAt,
   checkResults,
   completed,
-  FAST_RUNS,
   runIdsOf,
   storedResultsPerRun,
   trigger,
+  useServerAndTarget,
 } from '../support/runs.js';
-import {
-  type CreatedLocation,
-  createApiCheck,
-  createLocation,
-  startTestServer,
-  type TestServer,
-} from '../support/server.js';
+import { type CreatedLocation, createApiCheck, createLocation } from '../support/server.js';
 
-let target: CountingTarget;
-let server: TestServer;
-beforeAll(async () => {
-  target = await startCountingTarget();
-  server = await startTestServer('pglite', { runs: FAST_RUNS });
-});
-afterAll(async () => {
-  await server?.close();
-  await target?.close();
-});
+const fixture = useServerAndTarget();
 
 const processes: AgentProcess[] = [];
 const inProcess: TestAgent[] = [];
@@ -51,7 +35,7 @@ async function agentProcess(
 ): Promise<AgentProcess> {
   const agent = new AgentProcess({
     API_KEY: location.key,
-    API_URL: server.url,
+    API_URL: fixture.server.url,
     AGENT_HEALTH_PORT: '0',
     AGENT_DATA_DIR: env.AGENT_DATA_DIR ?? (await mkdtemp(join(tmpdir(), 'vantage-agent-e2e-'))),
     ...env,
@@ -64,7 +48,10 @@ async function checksAt(location: CreatedLocation, paths: string[]): Promise<str
   const ids: string[] = [];
   for (const path of paths) {
     ids.push(
-      await createApiCheck(server, apiCheckAt(target.url(path), { privateLocations: [location.slugName] })),
+      await createApiCheck(
+        fixture.server,
+        apiCheckAt(fixture.target.url(path), { privateLocations: [location.slugName] }),
+      ),
     );
   }
   return ids;
@@ -74,18 +61,21 @@ const readiness = async (port: number) => (await fetch(`http://127.0.0.1:${port}
 
 describe('vantage agent, the process, with the control plane', () => {
   it('on SIGTERM: not ready within 100 ms, running checks complete, exit 0, the rest runs on another agent', async () => {
-    const location = await createLocation(server, 'sigterm');
+    const location = await createLocation(fixture.server, 'sigterm');
     const leaving = await agentProcess(location, { JOB_CONCURRENCY: '3', SHUTDOWN_GRACE_SECONDS: '20' });
     const port = await leaving.healthPort();
-    await waitFor('the agent connected', async () => (await agentsOf(server, location.id)).count === 1);
+    await waitFor(
+      'the agent connected',
+      async () => (await agentsOf(fixture.server, location.id)).count === 1,
+    );
     expect(await readiness(port)).toBe(200);
 
     // Two checks run on it; its third slot stays granted to the control plane.
     const running = await trigger(
-      server,
+      fixture.server,
       await checksAt(location, ['/term-run-0?ms=1500', '/term-run-1?ms=1500']),
     );
-    await waitFor('both checks at the target', () => target.count('/term-run-') === 2);
+    await waitFor('both checks at the target', () => fixture.target.count('/term-run-') === 2);
 
     leaving.kill('SIGTERM');
     const signalled = performance.now();
@@ -101,67 +91,70 @@ describe('vantage agent, the process, with the control plane', () => {
 
     // Checks due now are not started by the leaving agent (it released its credit) but by another one.
     const later = await trigger(
-      server,
+      fixture.server,
       await checksAt(location, ['/term-later-0', '/term-later-1', '/term-later-2']),
     );
     await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(target.count('/term-later-')).toBe(0);
-    const other = await startTestAgent({ url: server.url, key: location.key });
+    expect(fixture.target.count('/term-later-')).toBe(0);
+    const other = await startTestAgent({ url: fixture.server.url, key: location.key });
     inProcess.push(other);
 
     const { code } = await leaving.exited;
     expect(code).toBe(0);
     expect(leaving.lines.some((l) => l.msg === 'agent stopped')).toBe(true);
-    for (const id of [...running, ...later]) expect((await completed(server, id)).status).toBe('PASSED');
-    expect(leaving.startedRuns().sort()).toEqual(await runIdsOf(server, running));
-    expect(other.logs.startedRuns().sort()).toEqual(await runIdsOf(server, later));
+    for (const id of [...running, ...later])
+      expect((await completed(fixture.server, id)).status).toBe('PASSED');
+    expect(leaving.startedRuns().sort()).toEqual(await runIdsOf(fixture.server, running));
+    expect(other.logs.startedRuns().sort()).toEqual(await runIdsOf(fixture.server, later));
     for (const path of ['/term-run-0', '/term-run-1', '/term-later-0', '/term-later-1', '/term-later-2']) {
-      expect(target.count(path)).toBe(1);
+      expect(fixture.target.count(path)).toBe(1);
     }
-    expect(await storedResultsPerRun(server, [...running, ...later])).toEqual([1, 1, 1, 1, 1]);
+    expect(await storedResultsPerRun(fixture.server, [...running, ...later])).toEqual([1, 1, 1, 1, 1]);
   });
 
   it('after kill -9 with a result in its spool, the next start with the same AGENT_DATA_DIR delivers it once', async () => {
-    const location = await createLocation(server, 'crash');
+    const location = await createLocation(fixture.server, 'crash');
     const dataDir = await mkdtemp(join(tmpdir(), 'vantage-agent-e2e-'));
     const first = await agentProcess(location, { AGENT_DATA_DIR: dataDir, JOB_CONCURRENCY: '2' });
     await first.healthPort();
-    await waitFor('the agent connected', async () => (await agentsOf(server, location.id)).count === 1);
+    await waitFor(
+      'the agent connected',
+      async () => (await agentsOf(fixture.server, location.id)).count === 1,
+    );
 
     const [doneCheck, midRunCheck] = await checksAt(location, ['/crash-done?hold', '/crash-mid-run?hold']);
-    const [done, midRun] = await trigger(server, [doneCheck as string, midRunCheck as string]);
-    await waitFor('both checks at the target', () => target.held('/crash-') === 2);
-    const [doneRun] = await runIdsOf(server, [done as string]);
+    const [done, midRun] = await trigger(fixture.server, [doneCheck as string, midRunCheck as string]);
+    await waitFor('both checks at the target', () => fixture.target.held('/crash-') === 2);
+    const [doneRun] = await runIdsOf(fixture.server, [done as string]);
 
     // The control plane is away when the first check ends: its result can only go to the spool.
-    await server.stop();
-    target.release('/crash-done');
+    await fixture.server.stop();
+    fixture.target.release('/crash-done');
     await first.waitForLog('the result spooled', (l) => l.msg === 'run finished' && l.runId === doneRun);
     expect((await readdir(join(dataDir, 'spool'))).filter((f) => f.endsWith('.result.json'))).toHaveLength(1);
     first.kill('SIGKILL');
     expect((await first.exited).signal).toBe('SIGKILL');
 
-    await server.start();
+    await fixture.server.start();
     const second = await agentProcess(location, { AGENT_DATA_DIR: dataDir, JOB_CONCURRENCY: '2' });
-    const session = await completed(server, done as string);
+    const session = await completed(fixture.server, done as string);
     expect(session.status).toBe('PASSED');
     expect(session.results).toHaveLength(1);
-    expect(await checkResults(server, doneCheck as string)).toHaveLength(1);
-    expect(await storedResultsPerRun(server, [done as string])).toEqual([1]);
-    expect(target.count('/crash-done')).toBe(1);
+    expect(await checkResults(fixture.server, doneCheck as string)).toHaveLength(1);
+    expect(await storedResultsPerRun(fixture.server, [done as string])).toEqual([1]);
+    expect(fixture.target.count('/crash-done')).toBe(1);
     expect(second.startedRuns()).not.toContain(doneRun);
 
     // The run killed mid-way lost its lease and runs again; it too ends with one result.
-    await waitFor('the killed run started again', () => target.held('/crash-mid-run') === 1, 15_000);
-    target.release('/crash-mid-run');
-    const retried = await completed(server, midRun as string);
+    await waitFor('the killed run started again', () => fixture.target.held('/crash-mid-run') === 1, 15_000);
+    fixture.target.release('/crash-mid-run');
+    const retried = await completed(fixture.server, midRun as string);
     expect(retried.status).toBe('PASSED');
     expect(retried.results).toHaveLength(1);
-    expect(target.count('/crash-mid-run')).toBe(2);
-    expect(target.seen.filter((r) => r.url.startsWith('/crash-mid-run')).map((r) => r.abandoned)).toEqual([
-      true,
-      false,
-    ]);
+    expect(fixture.target.count('/crash-mid-run')).toBe(2);
+    expect(
+      fixture.target.seen.filter((r) => r.url.startsWith('/crash-mid-run')).map((r) => r.abandoned),
+    ).toEqual([true, false]);
 
     second.kill('SIGTERM');
     expect((await second.exited).code).toBe(0);

@@ -1,6 +1,9 @@
 /** Running checks on a test control plane through its API: timings, triggers, completion waits, what was stored. */
+
+import { afterAll, beforeAll } from 'vitest';
 import type { RunServiceOptions } from '../../src/server/scheduler/run-services.js';
-import type { TestServer } from './server.js';
+import { type CountingTarget, startCountingTarget } from './counting-target.js';
+import { startTestServer, type TestServer } from './server.js';
 
 /**
  * Timings of a control plane that runs checks on agents in tests: heartbeats every 300 ms renewing 3-second leases, and every loop
@@ -98,4 +101,24 @@ export function apiCheckAt(url: string, fields: Record<string, unknown> = {}): R
 export function acceleratedClock(speed: number): () => Date {
   const origin = Date.now();
   return () => new Date(origin + (Date.now() - origin) * speed);
+}
+
+/**
+ * A PGlite control plane with the given run timings and a counting target, started once for the test file and
+ * closed after it; read them as `fixture.server` and `fixture.target` inside tests.
+ */
+export function useServerAndTarget(runs: RunServiceOptions = FAST_RUNS): {
+  server: TestServer;
+  target: CountingTarget;
+} {
+  const fixture = {} as { server: TestServer; target: CountingTarget };
+  beforeAll(async () => {
+    fixture.target = await startCountingTarget();
+    fixture.server = await startTestServer('pglite', { runs });
+  });
+  afterAll(async () => {
+    await fixture.server?.close();
+    await fixture.target?.close();
+  });
+  return fixture;
 }
