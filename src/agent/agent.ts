@@ -8,7 +8,7 @@ import { createAgentMetrics } from '../observability/metrics.js';
 import { SecretValues } from '../observability/secret-values.js';
 import { AGENT_PATHS, idempotencyKey, type RunMessage, type SlotCounts } from '../protocol/index.js';
 import { version } from '../version.js';
-import { bundledEngines, bundledRuntimes, probeCapabilities } from './capabilities.js';
+import { bundledEngines, bundledRuntimes, probeCapabilities, scriptUsersSummary } from './capabilities.js';
 import type { AgentConfig } from './config.js';
 import { Backoff } from './connection/backoff.js';
 import { ControlConnection } from './connection/client.js';
@@ -162,6 +162,7 @@ export async function startAgent(config: AgentConfig, options: AgentOptions = {}
   const capabilities = await probeCapabilities();
   const runtimes = bundledRuntimes();
   const engines = bundledEngines();
+  const scriptUsers = scriptUsersSummary();
   const hello = () =>
     helloMessage({ agentId, capabilities, runtimes, engines, slots: capacity, running: leasedRunIds() });
   const reconnect = options.reconnect ?? { baseMs: 1000, maxMs: 60_000 };
@@ -238,9 +239,11 @@ export async function startAgent(config: AgentConfig, options: AgentOptions = {}
       externalObservability: config.externalObservability,
       runtimes,
       engines,
+      scriptUsers: scriptUsers.mode,
     },
     'agent started',
   );
+  if (scriptUsers.warning) log.warn(scriptUsers.warning);
 
   let stopped: Promise<void> | null = null;
   return {

@@ -65,3 +65,11 @@ export function bundledRuntimes(): string[] {
 export function bundledEngines(): EngineId[] {
   return availableEngines(scriptSettingsFromEnv().runtimesDir);
 }
+
+/** Who scripts run as here, for the start-up log: the mode, and a warning when they are not kept from the agent. */
+export function scriptUsersSummary(): { mode: string; warning: string | null } {
+  const users = scriptSettingsFromEnv().scriptUsers;
+  if (users.mode === 'agent') return { mode: 'agent', warning: users.warning };
+  if (users.mode === 'shared') return { mode: `uid ${users.user.uid}`, warning: null };
+  return { mode: `a uid per run, ${users.first}-${users.last}`, warning: null };
+}

@@ -17,8 +17,16 @@ export {
   scriptEnvironment,
 } from './sandbox/environment.js';
 export { RunLog, stripAnsi } from './sandbox/output.js';
-export { killRunProcesses, runProcesses } from './sandbox/processes.js';
+export { killRunProcesses, killUserProcesses, runProcesses, userProcesses } from './sandbox/processes.js';
 export { createRunFolder, handOver, type RunFolder, removeRunFolder } from './sandbox/run-folder.js';
+export {
+  acquireRunUser,
+  commandAs,
+  type RunUser,
+  runAs,
+  type ScriptUser,
+  type ScriptUsers,
+} from './sandbox/script-users.js';
 export {
   memoryCapAvailable,
   nodeHeapFlag,
@@ -26,4 +34,4 @@ export {
   type SandboxExit,
   type SandboxedCommand,
 } from './sandbox/spawn.js';
-export { type ScriptSettings, type ScriptUser, scriptSettingsFromEnv } from './settings.js';
+export { type ScriptSettings, scriptSettingsFromEnv } from './settings.js';

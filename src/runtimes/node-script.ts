@@ -6,6 +6,7 @@ import { HOST_NODE_BIN } from './engines.js';
 import { runMarker, type ScriptIdentity, scriptEnvironment } from './sandbox/environment.js';
 import { RunLog } from './sandbox/output.js';
 import { createRunFolder, handOver, removeRunFolder } from './sandbox/run-folder.js';
+import { acquireRunUser } from './sandbox/script-users.js';
 import { nodeHeapFlag, runSandboxed } from './sandbox/spawn.js';
 import type { ScriptSettings } from './settings.js';
 
@@ -42,6 +43,8 @@ export async function runNodeScript(request: NodeScriptRequest): Promise<NodeScr
   const runtime = resolveRuntime(request.runtimeId, request.settings.runtimesDir);
   if (runtime instanceof Error) return { globals: null, logs: [], error: runtime.message };
   const { settings } = request;
+  const user = await acquireRunUser(settings.scriptUsers, request.signal).catch(() => undefined);
+  if (user === undefined) return { globals: null, logs: [], error: 'the script was stopped' };
   const folder = await createRunFolder(settings.workDir, request.identity.runId);
   try {
     const files = {
@@ -52,7 +55,7 @@ export async function runNodeScript(request: NodeScriptRequest): Promise<NodeScr
     await writeFile(files.input, JSON.stringify(request.globals));
     await writeFile(files.script, request.code);
     await symlink(runtime.nodeModules, join(folder.work, 'node_modules'), 'dir');
-    await handOver(folder, settings.scriptUser);
+    await handOver(folder, user);
     const log = new RunLog();
     const runner = join(runtime.nodeModules, '@vantage', 'playwright-helpers', 'internal', 'node-script.js');
     const exit = await runSandboxed({
@@ -65,14 +68,15 @@ export async function runNodeScript(request: NodeScriptRequest): Promise<NodeScr
       signal: request.signal,
       timeoutMs: request.timeoutMs,
       memoryLimitMb: settings.memoryLimitMb,
-      user: settings.scriptUser,
+      user,
     });
     const logs = log.lines();
     const output = exit.code === 0 ? await readFile(files.output, 'utf8').catch(() => null) : null;
     if (output !== null) return { globals: JSON.parse(output) as Record<string, unknown>, logs, error: null };
     return { globals: null, logs, error: failureOf(exit, logs) };
   } finally {
-    await removeRunFolder(folder, false);
+    await removeRunFolder(folder, false, user);
+    user?.release();
   }
 }
 

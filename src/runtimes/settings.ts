@@ -1,6 +1,7 @@
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { resolveScriptUsers, type ScriptUsers } from './sandbox/script-users.js';
 
 /** Where scripts run and what they run with; read once from the environment, overridable per executor. */
 export interface ScriptSettings {
@@ -16,27 +17,8 @@ export interface ScriptSettings {
   ffmpegPath: string | null;
   /** Memory cap of each process of a script, in MiB. */
   memoryLimitMb: number;
-  /**
-   * The user scripts run as. An agent running as root runs them as `nobody` (65534), so that no script can
-   * read the agent's own environment or files; otherwise they run as the agent's user.
-   */
-  scriptUser: ScriptUser | null;
-}
-
-export interface ScriptUser {
-  uid: number;
-  gid: number;
-}
-
-const NOBODY: ScriptUser = { uid: 65534, gid: 65534 };
-
-/** `VANTAGE_SCRIPT_USER`: `uid:gid`, or `same` for the agent's own user; as root, nobody by default. */
-function scriptUserFrom(value: string | undefined): ScriptUser | null {
-  const isRoot = process.getuid?.() === 0;
-  if (value === 'same') return null;
-  const match = /^(\d+):(\d+)$/.exec(value ?? '');
-  if (match && isRoot) return { uid: Number(match[1]), gid: Number(match[2]) };
-  return isRoot ? NOBODY : null;
+  /** The users scripts run as (see resolveScriptUsers). */
+  scriptUsers: ScriptUsers;
 }
 
 /** `runtimes/` at the top of this project, the same from `src/` and from `dist/`. */
@@ -47,7 +29,8 @@ const DEFAULT_MEMORY_LIMIT_MB = 2048;
 /**
  * The settings from the environment: `VANTAGE_RUNTIMES_DIR`, `VANTAGE_WORK_DIR` (a folder of the system's
  * temporary folder by default), `VANTAGE_CACHE_DIR`, `CHROMIUM_PATH`, `FFMPEG_PATH`,
- * `VANTAGE_SCRIPT_MEMORY_MB` and `VANTAGE_SCRIPT_USER`.
+ * `VANTAGE_SCRIPT_MEMORY_MB`, and `VANTAGE_SCRIPT_USER`, `VANTAGE_SCRIPT_USERS` and `VANTAGE_USER_SWITCH`
+ * for the users scripts run as.
  */
 export function scriptSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): ScriptSettings {
   const memory = Number(env.VANTAGE_SCRIPT_MEMORY_MB);
@@ -58,6 +41,6 @@ export function scriptSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): Scr
     chromiumPath: env.CHROMIUM_PATH || null,
     ffmpegPath: env.FFMPEG_PATH || null,
     memoryLimitMb: Number.isInteger(memory) && memory >= 64 ? memory : DEFAULT_MEMORY_LIMIT_MB,
-    scriptUser: scriptUserFrom(env.VANTAGE_SCRIPT_USER),
+    scriptUsers: resolveScriptUsers(env),
   };
 }

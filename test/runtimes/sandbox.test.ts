@@ -3,17 +3,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
+  acquireRunUser,
   createRunFolder,
   handOver,
   memoryCapAvailable,
   type RunFolder,
   RunLog,
+  type RunUser,
   removeRunFolder,
   runMarker,
   runProcesses,
   runSandboxed,
+  type ScriptUsers,
   scriptEnvironment,
   scriptSettingsFromEnv,
+  userProcesses,
 } from '../../src/runtimes/index.js';
 
 const identity = {
@@ -24,21 +28,22 @@ const identity = {
   region: 'eu-west-1',
   runtimeVersion: '2026.04',
 };
-const { scriptUser } = scriptSettingsFromEnv();
+const isRoot = process.getuid?.() === 0;
+/** The users of the environment (as root: nobody for every run), and, as root, a user of its own per run. */
+const modes: Array<readonly [string, ScriptUsers]> = [
+  ['the default users', scriptSettingsFromEnv().scriptUsers],
+  ...(isRoot ? [['a user per run', { mode: 'per-run', first: 61100, last: 61103, via: null }] as const] : []),
+];
 
 let workDir: string;
 let folder: RunFolder;
+let user: RunUser | null;
 
-beforeEach(async () => {
-  workDir = await mkdtemp(join(tmpdir(), 'vantage-sandbox-'));
-  folder = await createRunFolder(workDir, 'run-1');
-  await handOver(folder, scriptUser);
-});
-
-afterEach(async () => {
-  await removeRunFolder(folder, false);
-  await rm(workDir, { recursive: true, force: true });
-});
+/** The processes of the run still alive: by its marker, and every process of its user when it has its own. */
+async function leftOver(): Promise<number[]> {
+  const marked = await runProcesses(null, runMarker(folder));
+  return user?.exclusive ? [...marked, ...(await userProcesses(user.uid))] : marked;
+}
 
 function shell(
   script: string,
@@ -53,13 +58,26 @@ function shell(
     env,
     marker: runMarker(folder),
     log,
-    user: scriptUser,
+    user,
     ...options,
   });
   return { log, run };
 }
 
-describe('a sandboxed script', () => {
+describe.each(modes)('a sandboxed script, with %s,', (_, users) => {
+  beforeEach(async () => {
+    workDir = await mkdtemp(join(tmpdir(), 'vantage-sandbox-'));
+    folder = await createRunFolder(workDir, 'run-1');
+    user = await acquireRunUser(users);
+    await handOver(folder, user);
+  });
+
+  afterEach(async () => {
+    await removeRunFolder(folder, false, user);
+    user?.release();
+    await rm(workDir, { recursive: true, force: true });
+  });
+
   it('sees only the check variables and the runtime variables, in a working folder of its own', async () => {
     process.env.API_KEY = 'pl_acct.loc.agent-secret';
     const { log, run } = shell('env; pwd');
@@ -90,10 +108,12 @@ describe('a sandboxed script', () => {
     expect(lines.join('\n')).not.toContain('agent-secret');
   });
 
-  it.runIf(scriptUser !== null)('runs as an unprivileged user when the agent is root', async () => {
-    const { log, run } = shell('id -u; cat /proc/1/environ >/dev/null 2>&1 && echo readable || echo denied');
+  it.runIf(isRoot)('runs as an unprivileged user when the agent is root', async () => {
+    const { log, run } = shell(
+      `id -u; cat /proc/${process.pid}/environ >/dev/null 2>&1 && echo readable || echo denied`,
+    );
     await run;
-    expect(log.lines().map((l) => l.msg)).toEqual([String(scriptUser?.uid), 'denied']);
+    expect(log.lines().map((l) => l.msg)).toEqual([String(user?.uid), 'denied']);
   });
 
   it('is killed at its time limit with every process it started, detached ones included', async () => {
@@ -103,7 +123,7 @@ describe('a sandboxed script', () => {
     const exit = await run;
     expect(exit.stopped).toBe('timeout');
     expect(log.lines().map((l) => l.msg)).toEqual(['started']);
-    expect(await runProcesses(null, runMarker(folder))).toEqual([]);
+    expect(await leftOver()).toEqual([]);
   });
 
   it('is killed when its run is cancelled', async () => {
@@ -112,14 +132,14 @@ describe('a sandboxed script', () => {
     setTimeout(() => controller.abort(), 300);
     const exit = await run;
     expect(exit.stopped).toBe('aborted');
-    expect(await runProcesses(null, runMarker(folder))).toEqual([]);
+    expect(await leftOver()).toEqual([]);
   });
 
   it('leaves no process behind when it ends on its own', async () => {
     const { run } = shell('setsid sleep 300 & echo done');
     const exit = await run;
     expect(exit).toMatchObject({ code: 0, stopped: null, leftovers: 1 });
-    expect(await runProcesses(null, runMarker(folder))).toEqual([]);
+    expect(await leftOver()).toEqual([]);
   });
 
   it.runIf(memoryCapAvailable)('cannot use more memory than its cap', async () => {
@@ -151,10 +171,36 @@ describe('a sandboxed script', () => {
 
 describe('a run folder', () => {
   it('keeps only the artifacts when asked to', async () => {
+    workDir = await mkdtemp(join(tmpdir(), 'vantage-sandbox-'));
+    folder = await createRunFolder(workDir, 'run-1');
     await writeFile(join(folder.artifacts, 'shot.png'), 'png');
     await writeFile(join(folder.work, 'check.spec.ts'), 'test');
     await removeRunFolder(folder, true);
     expect(await readdir(folder.root)).toEqual(['artifacts']);
     expect(await readFile(join(folder.artifacts, 'shot.png'), 'utf8')).toBe('png');
+    await rm(workDir, { recursive: true, force: true });
+  });
+});
+
+describe('users of their own per run', () => {
+  const users: ScriptUsers = { mode: 'per-run', first: 61200, last: 61201, via: null };
+
+  it('gives each run at once another user, and a waiting run the first one released', async () => {
+    const first = await acquireRunUser(users);
+    const second = await acquireRunUser(users);
+    expect([first?.uid, second?.uid]).toEqual([61200, 61201]);
+    expect(first).toMatchObject({ gid: 61200, exclusive: true });
+    const third = acquireRunUser(users);
+    const cancelled = new AbortController();
+    const fourth = acquireRunUser(users, cancelled.signal);
+    cancelled.abort(new Error('cancelled'));
+    await expect(fourth).rejects.toThrow('cancelled');
+    second?.release();
+    expect((await third)?.uid).toBe(61201);
+    first?.release();
+    (await third)?.release();
+    const again = await acquireRunUser(users);
+    expect(again?.uid).toBe(61201);
+    again?.release();
   });
 });

@@ -9,13 +9,17 @@ export interface CliRun {
   stderr: string;
 }
 
-/** Runs the real `vantage` command (from source, through tsx) and collects its output. */
+/** Runs the real `vantage` command (from source, through tsx) and collects its output; `prefix` wraps it (setpriv …). */
 export function runCli(
   args: string[],
-  options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; prefix?: readonly string[] } = {},
 ): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', `${root}src/cli/main.ts`, ...args], {
+    const [file, ...argv] = [
+      ...(options.prefix ?? []),
+      ...[process.execPath, '--import', 'tsx', `${root}src/cli/main.ts`, ...args],
+    ] as [string, ...string[]];
+    const child = spawn(file, argv, {
       cwd: options.cwd ?? root,
       env: { ...process.env, ...options.env },
       stdio: ['ignore', 'pipe', 'pipe'],

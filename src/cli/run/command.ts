@@ -7,6 +7,7 @@ import {
   type Variable,
 } from '../../checks/index.js';
 import { runCheckSession } from '../../executors/run/session.js';
+import { scriptSettingsFromEnv } from '../../runtimes/index.js';
 import { REPORTERS, type ReporterName } from '../reporters/index.js';
 import { loadCheckFiles, parseEnvAssignment } from './load.js';
 
@@ -75,6 +76,9 @@ export async function runCommand(
     return EXIT.unusableInput;
   }
 
+  const isolation = isolationWarning();
+  if (isolation) io.stderr(`warning: ${isolation}\n`);
+
   const queue = new PQueue({ concurrency: options.concurrency });
   const sessions: CheckSession[] = [];
   await Promise.all(
@@ -99,4 +103,11 @@ export async function runCommand(
   if (kept && options.artifactsDir)
     io.stderr(`Screenshots, traces and reports are in ${options.artifactsDir}\n`);
   return sessions.some((s) => FAILING.has(s.status)) ? EXIT.failed : EXIT.passed;
+}
+
+/** Why scripts cannot run as other users, when this was asked for (VANTAGE_SCRIPT_USERS, VANTAGE_USER_SWITCH). */
+function isolationWarning(): string | null {
+  if (!process.env.VANTAGE_SCRIPT_USERS && !process.env.VANTAGE_USER_SWITCH) return null;
+  const users = scriptSettingsFromEnv().scriptUsers;
+  return users.mode === 'agent' ? users.warning : null;
 }

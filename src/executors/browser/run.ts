@@ -1,5 +1,6 @@
 import type { BrowserCheck, MultiStepCheck } from '../../checks/index.js';
 import {
+  acquireRunUser,
   chromiumMissing,
   createRunFolder,
   findChromium,
@@ -46,6 +47,8 @@ export async function runBrowserScript(
     return scriptNotRun(kind, `BROWSER check cannot run: ${chromiumMissing(options.chromiumPath)}`);
   }
 
+  const user = await acquireRunUser(options.scriptUsers, context.signal).catch(() => undefined);
+  if (user === undefined) return scriptNotRun(kind, 'the run was stopped');
   const folder = await createRunFolder(options.workDir, context.runId);
   let attempt: Attempt | undefined;
   try {
@@ -54,7 +57,7 @@ export async function runBrowserScript(
       path: [HOST_NODE_BIN],
       extra: files.browsersPath ? { PLAYWRIGHT_BROWSERS_PATH: files.browsersPath } : {},
     });
-    await handOver(folder, options.scriptUser);
+    await handOver(folder, user);
     const log = new RunLog();
     const exit = await runSandboxed({
       file: process.execPath,
@@ -65,7 +68,7 @@ export async function runBrowserScript(
       log,
       signal: context.signal,
       memoryLimitMb: options.memoryLimitMb,
-      user: options.scriptUser,
+      user,
     });
     const report = exit.stopped ? null : await readReport(files.report);
     const summary = report ? summarizeReport(report, `${folder.work}/`) : null;
@@ -78,6 +81,7 @@ export async function runBrowserScript(
     attempt = scriptAttempt({ kind, startedAt, exit, summary, log, artifacts });
     return attempt;
   } finally {
-    await removeRunFolder(folder, (attempt?.artifacts?.length ?? 0) > 0);
+    await removeRunFolder(folder, (attempt?.artifacts?.length ?? 0) > 0, user);
+    user?.release();
   }
 }

@@ -22,7 +22,11 @@ const LOCKFILES = [
  * project without a lockfile is never cached: what its install would bring is not fixed.
  */
 export class DependencyCache {
-  constructor(private readonly dir: string) {}
+  /** `link`: restore as hard links to the cached files (fast, but the project can then change the cache). */
+  constructor(
+    private readonly dir: string,
+    private readonly options: { link: boolean } = { link: true },
+  ) {}
 
   /** The key of the project's dependencies, or null when it has no lockfile. */
   async keyOf(projectDir: string, installCommand: string, engine: string): Promise<string | null> {
@@ -41,7 +45,7 @@ export class DependencyCache {
     const cached = join(this.dir, key, 'node_modules');
     if (!existsSync(cached)) return false;
     await rm(join(projectDir, 'node_modules'), { recursive: true, force: true });
-    await copyTree(cached, join(projectDir, 'node_modules'));
+    await copyTree(cached, join(projectDir, 'node_modules'), this.options.link);
     return true;
   }
 
@@ -53,7 +57,7 @@ export class DependencyCache {
     const staging = join(this.dir, `.${key}-${randomUUID()}`);
     try {
       await mkdir(staging);
-      await copyTree(installed, join(staging, 'node_modules'));
+      await copyTree(installed, join(staging, 'node_modules'), true);
       await rename(staging, join(this.dir, key));
     } catch {
       // Another run saved it first, or the disk is full: the next run installs again.
@@ -63,12 +67,12 @@ export class DependencyCache {
   }
 }
 
-/** Copies a folder as hard links where it can (same file system), as a plain copy where it cannot. */
-async function copyTree(from: string, to: string): Promise<void> {
+/** Copies a folder, as hard links where asked and it can (same file system, files it may link). */
+async function copyTree(from: string, to: string, link: boolean): Promise<void> {
   try {
-    await run('cp', ['-al', from, to]);
+    if (link) return void (await run('cp', ['-al', from, to]));
   } catch {
     await rm(to, { recursive: true, force: true });
-    await run('cp', ['-a', from, to]);
   }
+  await run('cp', ['-a', from, to]);
 }

@@ -1,8 +1,9 @@
 import { existsSync } from 'node:fs';
-import { chown, mkdir } from 'node:fs/promises';
+import { chmod, chown, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { PlaywrightCheck } from '../../checks/index.js';
 import {
+  acquireRunUser,
   availableEngines,
   createRunFolder,
   enginePath,
@@ -10,7 +11,9 @@ import {
   findEngine,
   handOver,
   RunLog,
+  type RunUser,
   removeRunFolder,
+  runAs,
   runMarker,
   runSandboxed,
   type ScriptSettings,
@@ -29,11 +32,29 @@ import { HTML_REPORT_NAME, packHtmlReport } from './html-report.js';
 import { installDependencies } from './install.js';
 import { writeWrapperConfig } from './wrapper-config.js';
 
-/** npm's download cache, shared by the installs of all suites: writable by the user scripts run as. */
-async function npmCacheFor(options: ScriptSettings): Promise<void> {
-  const dir = join(options.cacheDir, 'npm');
-  await mkdir(dir, { recursive: true });
-  if (options.scriptUser) await chown(dir, options.scriptUser.uid, options.scriptUser.gid);
+/**
+ * npm's download cache, shared by the installs of all suites that run as one user, and owned by it: with a
+ * user per run, each uid has its own (so that no run can change what another installs). A non-root agent,
+ * which cannot give a folder away, has the user make its own in a folder open to all (sticky, like /tmp).
+ */
+async function npmCacheFor(options: ScriptSettings, user: RunUser | null): Promise<string> {
+  if (!user?.exclusive) {
+    const dir = join(options.cacheDir, 'npm');
+    await mkdir(dir, { recursive: true });
+    if (user) await chown(dir, user.uid, user.gid);
+    return dir;
+  }
+  const users = join(options.cacheDir, 'npm-users');
+  const dir = join(users, String(user.uid));
+  await mkdir(users, { recursive: true });
+  if (!user.via) {
+    await mkdir(dir, { recursive: true });
+    await chown(dir, user.uid, user.gid);
+    return dir;
+  }
+  await chmod(users, 0o1777);
+  await runAs(user, ['mkdir', '-p', dir]);
+  return dir;
 }
 
 /** The log reporter lives in the helpers package of the runtimes folder; a suite's own packages lack it. */
@@ -62,6 +83,8 @@ export async function runCheckSuite(
     );
   }
 
+  const user = await acquireRunUser(options.scriptUsers, context.signal).catch(() => undefined);
+  if (user === undefined) return scriptNotRun(kind, 'the run was stopped');
   const folder = await createRunFolder(options.workDir, context.runId);
   const log = new RunLog();
   let artifacts: LocalArtifact[] = [];
@@ -86,7 +109,7 @@ export async function runCheckSuite(
 
     const env = scriptEnvironment(identityOf(check, context, engine.id), context.variables.toEnv(), folder, {
       path: await enginePath(engine, runner),
-      defaults: { npm_config_cache: join(options.cacheDir, 'npm') },
+      defaults: { npm_config_cache: await npmCacheFor(options, user) },
       extra: { PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: '1' },
     });
     const sandbox = {
@@ -94,15 +117,15 @@ export async function runCheckSuite(
       marker: runMarker(folder),
       signal: context.signal,
       memoryLimitMb: options.memoryLimitMb,
-      user: options.scriptUser,
+      user,
     };
-    await npmCacheFor(options);
-    await handOver(folder, options.scriptUser);
+    await handOver(folder, user);
     const installError = await installDependencies({
       projectDir,
       installCommand: check.installCommand,
       engine: engine.id,
-      cache: new DependencyCache(join(options.cacheDir, 'suites')),
+      // Another user's scripts get copies: hard links would let them change the cached files.
+      cache: new DependencyCache(join(options.cacheDir, 'suites'), { link: user === null }),
       log,
       sandbox,
     });
@@ -117,7 +140,7 @@ export async function runCheckSuite(
       options.ffmpegPath,
       join(runner, 'browsers'),
     );
-    await handOver(folder, options.scriptUser);
+    await handOver(folder, user);
     const line = testCommandLine(check.testCommand, files.wrapper, check.pwProjects, check.pwTags);
     log.add('INFO', `$ ${line.replace(files.wrapper, check.playwrightConfigPath)}`);
     const exit = await runSandboxed({
@@ -139,6 +162,7 @@ export async function runCheckSuite(
     if (html) artifacts.push(html);
     return scriptAttempt({ kind, startedAt, exit, summary, log, artifacts });
   } finally {
-    await removeRunFolder(folder, artifacts.length > 0);
+    await removeRunFolder(folder, artifacts.length > 0, user);
+    user?.release();
   }
 }

@@ -1,4 +1,4 @@
-import { rename, stat } from 'node:fs/promises';
+import { copyFile, rename, rm, stat } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import type { Asset } from '../../checks/index.js';
 import type { LocalArtifact } from '../types.js';
@@ -44,10 +44,20 @@ export async function collectAttachments(
       .join('-');
     const name = uniqueName(wanted, extname(attachment.path).slice(1), taken);
     const path = join(dir, name);
-    await rename(attachment.path, path);
+    await moveFile(attachment.path, path);
     collected.push({ name, contentType: attachment.contentType, size: info.size, path });
   }
   return collected;
+}
+
+/** Moves a file; copies it where it may not be moved (a folder of the script's user, another file system). */
+async function moveFile(from: string, to: string): Promise<void> {
+  try {
+    await rename(from, to);
+  } catch {
+    await copyFile(from, to);
+    await rm(from, { force: true }).catch(() => {});
+  }
 }
 
 /** The result's assets for the artifacts; `url` is set by whoever uploads or keeps them. */

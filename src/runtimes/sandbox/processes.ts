@@ -1,15 +1,19 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { type RunUser, runAs } from './script-users.js';
 
 /**
  * Finding and ending every process of a run. A run's processes are the descendants of its first process and
  * every process whose environment holds the run's marker: browsers that start in a session of their own, and
- * daemons that left their parent, are found by the marker.
+ * daemons that left their parent, are found by the marker. A run with a user of its own (RunUser.exclusive)
+ * owns every process of that user instead.
  */
 
 interface ProcessEntry {
   pid: number;
   ppid: number;
+  /** The process's effective uid. */
+  uid: number;
   zombie: boolean;
 }
 
@@ -21,11 +25,15 @@ async function readProcesses(): Promise<ProcessEntry[]> {
     names
       .filter((name) => /^\d+$/.test(name))
       .map(async (name): Promise<ProcessEntry | null> => {
-        const stat = await readFile(`${PROC}/${name}/stat`, 'utf8').catch(() => null);
-        if (!stat) return null;
+        const [line, owner] = await Promise.all([
+          readFile(`${PROC}/${name}/stat`, 'utf8').catch(() => null),
+          stat(`${PROC}/${name}`).catch(() => null),
+        ]);
+        if (!line || !owner) return null;
         // pid (comm) state ppid …; comm may hold spaces and parentheses, so read after the last ')'.
-        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-        return { pid: Number(name), ppid: Number(fields[1]), zombie: fields[0] === 'Z' || fields[0] === 'X' };
+        const fields = line.slice(line.lastIndexOf(')') + 2).split(' ');
+        const zombie = fields[0] === 'Z' || fields[0] === 'X';
+        return { pid: Number(name), ppid: Number(fields[1]), uid: owner.uid, zombie };
       }),
   );
   return entries.filter((e): e is ProcessEntry => e !== null && !e.zombie && e.pid !== process.pid);
@@ -94,4 +102,23 @@ export async function killRunProcesses(
     if (stopped.size > 0) await sleep(20);
   }
   return count;
+}
+
+/** The live processes of a user. */
+export async function userProcesses(uid: number): Promise<number[]> {
+  return (await readProcesses()).filter((e) => e.uid === uid).map((e) => e.pid);
+}
+
+/**
+ * Kills every process of a run's own user: `kill -9 -1` run as that user, which signals all of its processes
+ * at once (none can start another meanwhile) and no other. Resolves when they are gone (or after `waitMs`),
+ * with how many there were.
+ */
+export async function killUserProcesses(user: RunUser, waitMs = 3000): Promise<number> {
+  const found = await userProcesses(user.uid);
+  if (found.length === 0) return 0;
+  await runAs(user, ['/bin/sh', '-c', 'kill -9 -1']);
+  const deadline = Date.now() + waitMs;
+  while ((await userProcesses(user.uid)).length > 0 && Date.now() < deadline) await sleep(20);
+  return found.length;
 }

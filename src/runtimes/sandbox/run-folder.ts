@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { promisify } from 'node:util';
-import type { ScriptUser } from '../settings.js';
+import { type RunUser, runAs } from './script-users.js';
 
 /** The folders of one run; nothing in them outlives the run but the artifacts handed to the caller. */
 export interface RunFolder {
@@ -21,7 +21,7 @@ const swept = new Set<string>();
 
 /** A new folder for one run under `workDir`; the first call per `workDir` also clears stale ones. */
 export async function createRunFolder(workDir: string, runId: string): Promise<RunFolder> {
-  await mkdir(workDir, { recursive: true });
+  await mkdir(workDir, { recursive: true, mode: 0o711 });
   if (!swept.has(workDir)) {
     swept.add(workDir);
     await removeStale(workDir);
@@ -39,17 +39,25 @@ export async function createRunFolder(workDir: string, runId: string): Promise<R
   return folder;
 }
 
-/** Removes the run's folders; the artifacts folder stays when asked and it holds something. */
-export async function removeRunFolder(folder: RunFolder, keepArtifacts: boolean): Promise<void> {
+/**
+ * Removes the run's folders; the artifacts folder stays when asked and it holds something. What the script's
+ * user made, and a non-root agent may not remove, is removed as that user first.
+ */
+export async function removeRunFolder(
+  folder: RunFolder,
+  keepArtifacts: boolean,
+  user: RunUser | null = null,
+): Promise<void> {
   const kept = keepArtifacts && (await readdir(folder.artifacts).catch(() => [])).length > 0;
+  const others = (await readdir(folder.root).catch(() => [] as string[]))
+    .filter((name) => name !== basename(folder.artifacts))
+    .map((name) => join(folder.root, name));
+  if (user?.via && others.length > 0) await runAs(user, ['rm', '-rf', '--', ...others]);
   if (!kept) {
     await rm(folder.root, { recursive: true, force: true });
     return;
   }
-  const others = (await readdir(folder.root)).filter((name) => name !== basename(folder.artifacts));
-  await Promise.all(
-    others.map((name) => rm(join(folder.root, name), { recursive: true, force: true, maxRetries: 2 })),
-  );
+  await Promise.all(others.map((path) => rm(path, { recursive: true, force: true, maxRetries: 2 })));
 }
 
 async function removeStale(workDir: string): Promise<void> {
@@ -57,15 +65,28 @@ async function removeStale(workDir: string): Promise<void> {
   for (const name of await readdir(workDir).catch(() => [])) {
     const path = join(workDir, name);
     const info = await stat(path).catch(() => null);
-    if (info && now - info.mtimeMs > STALE_MS) await rm(path, { recursive: true, force: true });
+    // A folder a non-root agent cannot remove (made by a script's user) stays; the run goes on regardless.
+    if (info && now - info.mtimeMs > STALE_MS)
+      await rm(path, { recursive: true, force: true }).catch(() => {});
   }
 }
 
 /**
- * Gives the run's folder, and everything written into it so far, to the user its scripts run as (when that
- * is not the agent's own user), so that they can write there and nowhere else of the agent's.
+ * Lets the user its scripts run as (when that is not the agent's own user) write in the run's folder and
+ * nowhere else of the agent's. An agent running as root gives it everything written there so far; a non-root
+ * agent, which cannot, opens what it wrote there to all (the run folders' parent is not listable, so only the
+ * run's user finds it), but for the artifacts folder, which only the agent writes.
  */
-export async function handOver(folder: RunFolder, user: ScriptUser | null): Promise<void> {
+export async function handOver(folder: RunFolder, user: RunUser | null): Promise<void> {
   if (!user) return;
-  await promisify(execFile)('chown', ['-R', `${user.uid}:${user.gid}`, folder.root]);
+  const run = promisify(execFile);
+  if (!user.via) {
+    await run('chown', ['-R', `${user.uid}:${user.gid}`, folder.root]);
+    return;
+  }
+  const me = String(process.getuid?.());
+  await run('find', [
+    ...[folder.root, '-path', folder.artifacts, '-prune', '-o'],
+    ...['-user', me, '!', '-type', 'l', '-exec', 'chmod', 'a+rwX', '{}', '+'],
+  ]);
 }

@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import type { ScriptUser } from '../settings.js';
 import type { RunLog } from './output.js';
-import { killRunProcesses } from './processes.js';
+import { killRunProcesses, killUserProcesses } from './processes.js';
+import { commandAs, type RunUser } from './script-users.js';
 
 /** A command run as a script of a run: in a process group of its own, with a memory cap and a time limit. */
 export interface SandboxedCommand {
@@ -21,8 +21,8 @@ export interface SandboxedCommand {
   timeoutMs?: number;
   /** Memory cap of each of its processes, in MiB. */
   memoryLimitMb?: number;
-  /** The user it runs as (the agent's own when null). */
-  user?: ScriptUser | null;
+  /** The user it runs as (the agent's own when null), see acquireRunUser. */
+  user?: RunUser | null;
 }
 
 export interface SandboxExit {
@@ -59,17 +59,19 @@ export const memoryCapAvailable = PRLIMIT !== null;
  * or abort all are killed; after a normal end, any left behind are killed too.
  */
 export async function runSandboxed(command: SandboxedCommand): Promise<SandboxExit> {
-  const [file, ...args] = capped(command);
+  const { file, args, ids } = commandAs(command.user ?? null, capped(command));
+  const killAll = (rootPid: number | null) =>
+    command.user?.exclusive ? killUserProcesses(command.user) : killRunProcesses(rootPid, command.marker);
   let stopped: SandboxExit['stopped'] = null;
   if (command.signal?.aborted)
     return { code: null, signal: null, stopped: 'aborted', leftovers: 0, startError: null };
 
-  const child = spawn(file as string, args, {
+  const child = spawn(file, args, {
     cwd: command.cwd,
     env: command.env,
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
-    ...(command.user ? { uid: command.user.uid, gid: command.user.gid } : {}),
+    ...ids,
   });
   child.stdout.on('data', (chunk: Buffer) => command.log.write('stdout', chunk));
   child.stderr.on('data', (chunk: Buffer) => command.log.write('stderr', chunk));
@@ -78,7 +80,7 @@ export async function runSandboxed(command: SandboxedCommand): Promise<SandboxEx
   const stop = (why: 'timeout' | 'aborted') => {
     if (stopped) return;
     stopped = why;
-    killing = killRunProcesses(child.pid ?? null, command.marker);
+    killing = killAll(child.pid ?? null);
   };
   const onAbort = () => stop('aborted');
   command.signal?.addEventListener('abort', onAbort, { once: true });
@@ -93,7 +95,7 @@ export async function runSandboxed(command: SandboxedCommand): Promise<SandboxEx
   clearTimeout(timer);
   command.signal?.removeEventListener('abort', onAbort);
   await killing;
-  const leftovers = await killRunProcesses(null, command.marker);
+  const leftovers = await killAll(null);
   await streamsClosed(child.stdout, child.stderr);
   return {
     code: ended.code,

@@ -1,0 +1,193 @@
+import { execFile, spawnSync } from 'node:child_process';
+import { promisify } from 'node:util';
+
+/**
+ * Who user scripts run as. A script must not read the agent's environment (its API_KEY), its files or its
+ * memory, nor signal it: so scripts run as another user than the agent wherever the system allows it.
+ */
+export interface ScriptUser {
+  uid: number;
+  gid: number;
+}
+
+/** What the settings allow, see resolveScriptUsers. */
+export type ScriptUsers =
+  /** The agent's own user: scripts are not kept from the agent; `warning` says why, when it was not asked for. */
+  | { mode: 'agent'; warning: string | null }
+  /** One user for every run (an agent running as root: nobody by default). */
+  | { mode: 'shared'; user: ScriptUser }
+  /**
+   * A user of its own for each run, uid and gid alike, taken from FIRST–LAST while the run lasts; a non-root
+   * agent switches to it through `via`, a copy of setpriv that may set uids and gids (and that only the agent's
+   * group may run).
+   */
+  | { mode: 'per-run'; first: number; last: number; via: string | null };
+
+/** The user one run's scripts run as. */
+export interface RunUser extends ScriptUser {
+  /** The program a non-root agent switches users through; null when the agent is root. */
+  via: string | null;
+  /** Every process of this uid belongs to this run (so processes are found and killed by uid). */
+  exclusive: boolean;
+  release(): void;
+}
+
+const NOBODY: ScriptUser = { uid: 65534, gid: 65534 };
+const DOCS = 'docs/browser-checks.md, "Sandbox"';
+
+/**
+ * The users from the environment. As root: `VANTAGE_SCRIPT_USERS=FIRST-LAST` gives each run a user of its
+ * own, `VANTAGE_SCRIPT_USER=uid:gid` one user for all, nobody otherwise. Not as root: `VANTAGE_SCRIPT_USERS`
+ * with `VANTAGE_USER_SWITCH` (the switch program, as the container image has it), when the switch works here;
+ * otherwise the agent's own user, with a warning that says what is missing. `VANTAGE_SCRIPT_USER=same` asks
+ * for the agent's own user.
+ */
+export function resolveScriptUsers(env: NodeJS.ProcessEnv): ScriptUsers {
+  if (env.VANTAGE_SCRIPT_USER === 'same') return { mode: 'agent', warning: null };
+  const isRoot = process.getuid?.() === 0;
+  const range = parseRange(env.VANTAGE_SCRIPT_USERS);
+  if (range instanceof Error) return { mode: 'agent', warning: range.message };
+  if (isRoot) {
+    if (range) return { mode: 'per-run', ...range, via: null };
+    const fixed = /^(\d+):(\d+)$/.exec(env.VANTAGE_SCRIPT_USER ?? '');
+    return { mode: 'shared', user: fixed ? { uid: Number(fixed[1]), gid: Number(fixed[2]) } : NOBODY };
+  }
+  const via = env.VANTAGE_USER_SWITCH || null;
+  if (!range || !via) {
+    return {
+      mode: 'agent',
+      warning:
+        `scripts run as the agent's own user (uid ${process.getuid?.()}), so they could read its environment ` +
+        `and files: set VANTAGE_SCRIPT_USERS and VANTAGE_USER_SWITCH (${DOCS})`,
+    };
+  }
+  const problem = switchProblem(via, range.first);
+  if (problem) return { mode: 'agent', warning: `scripts run as the agent's own user: ${problem}` };
+  return { mode: 'per-run', ...range, via };
+}
+
+function parseRange(value: string | undefined): { first: number; last: number } | Error | null {
+  if (!value) return null;
+  const match = /^(\d+)-(\d+)$/.exec(value);
+  const [first, last] = match ? [Number(match[1]), Number(match[2])] : [0, -1];
+  if (!match || first < 1 || last < first || last > 4294967294) {
+    return new Error(
+      `VANTAGE_SCRIPT_USERS: must be FIRST-LAST, a range of uids above 0 (got "${value}"); scripts run as the agent's own user`,
+    );
+  }
+  return { first, last };
+}
+
+/** The arguments of the switch program that make the rest of the command line run as `user`. */
+function switchArgs(user: ScriptUser): string[] {
+  // No supplementary groups, no capabilities, and no way to gain any (file capabilities, set-uid programs).
+  return [
+    `--reuid=${user.uid}`,
+    `--regid=${user.gid}`,
+    '--clear-groups',
+    '--inh-caps=-all',
+    '--no-new-privs',
+    '--',
+  ];
+}
+
+const probed = new Map<string, string | null>();
+
+/** Why the switch program cannot make a script user here (run once per program and range), or null. */
+function switchProblem(via: string, uid: number): string | null {
+  const key = `${via}\0${uid}`;
+  if (!probed.has(key)) {
+    const probe = spawnSync(via, [...switchArgs({ uid, gid: uid }), '/bin/true'], {
+      timeout: 5000,
+      encoding: 'utf8',
+    });
+    const failure =
+      probe.error?.message ?? (probe.status === 0 ? null : probe.stderr.trim() || `exit ${probe.status}`);
+    probed.set(
+      key,
+      failure &&
+        `VANTAGE_USER_SWITCH ${via} cannot switch to uid ${uid} (${failure}): the agent needs the SETUID and ` +
+          `SETGID capabilities with privilege escalation allowed (${DOCS})`,
+    );
+  }
+  return probed.get(key) ?? null;
+}
+
+/** The uids of a per-run range that no run holds; one list per range, shared by every executor. */
+interface Pool {
+  free: number[];
+  waiting: Array<(uid: number) => void>;
+}
+const pools = new Map<string, Pool>();
+
+function poolOf(first: number, last: number): Pool {
+  const key = `${first}-${last}`;
+  let pool = pools.get(key);
+  if (!pool) {
+    const size = Math.min(last - first + 1, 4096);
+    pool = { free: Array.from({ length: size }, (_, i) => first + i), waiting: [] };
+    pools.set(key, pool);
+  }
+  return pool;
+}
+
+/**
+ * The user for one run, held until `release()`: null for the agent's own user. A per-run user waits for a
+ * free uid of the range when every one is taken (or until `signal` aborts, which rejects).
+ */
+export async function acquireRunUser(users: ScriptUsers, signal?: AbortSignal): Promise<RunUser | null> {
+  if (users.mode === 'agent') return null;
+  if (users.mode === 'shared') return { ...users.user, via: null, exclusive: false, release: () => {} };
+  const pool = poolOf(users.first, users.last);
+  const uid =
+    pool.free.shift() ??
+    (await new Promise<number>((resolve, reject) => {
+      const onAbort = () => {
+        pool.waiting.splice(pool.waiting.indexOf(take), 1);
+        reject(signal?.reason ?? new Error('aborted'));
+      };
+      const take = (uid: number) => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve(uid);
+      };
+      if (signal?.aborted) return onAbort();
+      pool.waiting.push(take);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    }));
+  let released = false;
+  return {
+    uid,
+    gid: uid,
+    via: users.via,
+    exclusive: true,
+    release: () => {
+      if (released) return;
+      released = true;
+      const next = pool.waiting.shift();
+      if (next) next(uid);
+      else pool.free.unshift(uid);
+    },
+  };
+}
+
+/** How to start `argv` as `user` (the agent's own user when null): the program, its arguments, uid and gid. */
+export function commandAs(
+  user: RunUser | null,
+  argv: readonly string[],
+): { file: string; args: string[]; ids: { uid?: number; gid?: number } } {
+  const [file = '', ...args] = argv;
+  if (!user) return { file, args, ids: {} };
+  if (user.via) return { file: user.via, args: [...switchArgs(user), ...argv], ids: {} };
+  return { file, args, ids: { uid: user.uid, gid: user.gid } };
+}
+
+/** Runs a short command as `user` (cleaning up after a run); its failure is returned, not thrown. */
+export async function runAs(user: RunUser | null, argv: readonly string[]): Promise<Error | null> {
+  const { file, args, ids } = commandAs(user, argv);
+  try {
+    await promisify(execFile)(file, args, { ...ids, timeout: 60_000, env: { PATH: '/usr/bin:/bin' } });
+    return null;
+  } catch (error) {
+    return error as Error;
+  }
+}
