@@ -12,8 +12,14 @@ export class AgentProcess {
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   private readonly child: ChildProcess;
 
-  constructor(readonly env: Record<string, string>) {
-    this.child = spawn(process.execPath, ['--import', 'tsx', `${root}src/cli/main.ts`, 'agent'], {
+  /** `prefix` wraps the command line (e.g. setpriv, to start it as another user). */
+  constructor(
+    readonly env: Record<string, string>,
+    prefix: readonly string[] = [],
+  ) {
+    const command = [...prefix, process.execPath, '--import', 'tsx', `${root}src/cli/main.ts`, 'agent'];
+    const [file = '', ...args] = command;
+    this.child = spawn(file, args, {
       cwd: root,
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],

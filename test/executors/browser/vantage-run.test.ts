@@ -1,13 +1,17 @@
-import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { chmod, chown, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scriptSettingsFromEnv, userProcesses } from '../../../src/runtimes/index.js';
 import { runCli, sessionsByName } from '../../support/cli.js';
 import { startHttpServer, type TestServer } from '../../support/http-servers.js';
+import {
+  AGENT_USER,
+  canRunNonRootAgent,
+  type NonRootAgent,
+  nonRootAgent,
+} from '../../support/non-root-agent.js';
 import { noChromium } from './support.js';
 
 let site: TestServer;
@@ -26,55 +30,20 @@ afterAll(async () => {
 
 const AGENT_KEY = 'pl_acct.private-1.do-not-leak-this-key';
 
-const isRoot = process.getuid?.() === 0;
-const hasSetcap = ['/usr/sbin/setcap', '/sbin/setcap'].some((path) => existsSync(path));
-/** The agent's user in the container image, and the range its scripts run as there (scripts/image/). */
-const AGENT_USER = 10001;
 const SCRIPT_USERS = { first: 61300, last: 61303 };
 
-/**
- * How `vantage run` is started: as this test's user, or (as root) as the image starts it, user 10001 with no
- * capability but the SETUID and SETGID its switch program needs; `bounding` drops those too.
- */
-interface Setup {
-  prefix?: string[];
-  env?: Record<string, string>;
+/** How `vantage run` is started: as this test's user, or as the container image starts it. */
+interface Setup extends Partial<NonRootAgent> {
   /** A user other than the agent's runs the script, so the agent's environment is closed to it. */
   otherUser: boolean;
-  workDir?: string;
 }
 
 async function nonRootSetup(switchable: boolean): Promise<Setup> {
-  // The switch program as the image installs it: a copy of setpriv that only the agent's group may run.
-  const tools = join(dir, `s${Number(switchable)}`);
-  await mkdir(tools, { recursive: true });
-  await chmod(tools, 0o755);
-  execFileSync('install', [
-    '-m',
-    '0750',
-    '-g',
-    String(AGENT_USER),
-    '/usr/bin/setpriv',
-    `${tools}/user-switch`,
-  ]);
-  execFileSync('setcap', ['cap_setuid,cap_setgid=ep', `${tools}/user-switch`]);
-  const agentDir = join(dir, `a${Number(switchable)}`);
-  await mkdir(agentDir, { recursive: true });
-  await chown(agentDir, AGENT_USER, AGENT_USER);
-  const caps = switchable ? '' : '--bounding-set=-setuid,-setgid';
-  return {
-    prefix: ['setpriv', `--reuid=${AGENT_USER}`, `--regid=${AGENT_USER}`, '--clear-groups', '--inh-caps=-all']
-      .concat(caps ? [caps] : [])
-      .concat('--'),
-    env: {
-      VANTAGE_USER_SWITCH: `${tools}/user-switch`,
-      VANTAGE_SCRIPT_USERS: `${SCRIPT_USERS.first}-${SCRIPT_USERS.last}`,
-      VANTAGE_WORK_DIR: join(agentDir, 'runs'),
-      VANTAGE_CACHE_DIR: join(agentDir, 'cache'),
-    },
-    otherUser: switchable,
-    workDir: join(agentDir, 'runs'),
-  };
+  const agent = await nonRootAgent(join(dir, `a${Number(switchable)}`), {
+    switchable,
+    scriptUsers: SCRIPT_USERS,
+  });
+  return { ...agent, otherUser: switchable };
 }
 
 const keyHunt = `import { test, expect } from '@playwright/test';
@@ -135,7 +104,7 @@ const rootSetups: Array<readonly [string, () => Promise<Setup>]> = [
     'as the agent runs it here',
     async () => ({ otherUser: scriptSettingsFromEnv().scriptUsers.mode !== 'agent' }),
   ],
-  ...(isRoot && hasSetcap
+  ...(canRunNonRootAgent
     ? [
         [
           'as a non-root agent that switches users, as in the container image',
@@ -174,7 +143,7 @@ describe.skipIf(noChromium).each(rootSetups)('a browser check through vantage ru
   });
 });
 
-describe.runIf(isRoot && hasSetcap && !noChromium)(
+describe.runIf(canRunNonRootAgent && !noChromium)(
   'a non-root agent whose switch program cannot switch',
   () => {
     it('says so, naming what to grant, and runs scripts as its own user', async () => {

@@ -1,0 +1,207 @@
+/**
+ * End to end with the agent as the container image runs it: a real `vantage agent` process as user 10001, no
+ * capability but SETUID and SETGID, with its switch program (test/support/non-root-agent.ts). Its scripts, a
+ * multi-step check, an API check's setup script and a check suite, each run as a user of their own: they pass,
+ * cannot read the agent's environment nor signal it, and leave neither a process nor a folder behind.
+ */
+import { execFile } from 'node:child_process';
+import { chmod, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findEngine, scriptSettingsFromEnv, userProcesses } from '../../src/runtimes/index.js';
+import { noChromium } from '../executors/browser/support.js';
+import { playwrightCheck, uploadBundle } from '../server/bundles/support.js';
+import { waitFor } from '../support/agent.js';
+import { AgentProcess } from '../support/agent-process.js';
+import { type TestServer as HttpServer, startHttpServer } from '../support/http-servers.js';
+import { canRunNonRootAgent, nonRootAgent } from '../support/non-root-agent.js';
+import { agentsOf, checkResults, completed, FAST_RUNS, trigger } from '../support/runs.js';
+import { type CreatedLocation, createLocation, startTestServer, type TestServer } from '../support/server.js';
+
+const fixtures = fileURLToPath(new URL('../executors/playwright/fixtures/', import.meta.url));
+const { runtimesDir } = scriptSettingsFromEnv();
+const noEngine = !findEngine('node22', runtimesDir) && !process.env.CI;
+const SCRIPT_USERS = { first: 61400, last: 61403 };
+const uids = Array.from({ length: 4 }, (_, i) => SCRIPT_USERS.first + i);
+
+/** What every script here does first: looks for the agent's key in the environment of the process that started it. */
+const HUNT = `
+const { readFileSync } = require('node:fs');
+function huntForTheKey(agentPid) {
+  let environ;
+  try { environ = readFileSync('/proc/' + agentPid + '/environ', 'latin1'); } catch { environ = null; }
+  let signal = 'allowed';
+  try { process.kill(agentPid, 0); } catch { signal = 'denied'; }
+  console.log('uid ' + process.getuid() + ': environment ' + (environ === null ? 'unreadable' : environ.includes('API_KEY=') ? 'has the key' : 'readable') + ', signal ' + signal);
+}`;
+
+/** The Playwright runner (the test worker's parent) was started by the agent. */
+const MULTI_STEP_SCRIPT = `import { test, expect } from '@playwright/test';
+${HUNT.replace("const { readFileSync } = require('node:fs');", "import { readFileSync } from 'node:fs';")}
+test('the shop answers', async ({ request }) => {
+  const runner = readFileSync('/proc/' + process.ppid + '/stat', 'utf8');
+  huntForTheKey(Number(runner.slice(runner.lastIndexOf(')') + 2).split(' ')[1]));
+  expect(process.env.API_KEY).toBeUndefined();
+  const response = await request.get(process.env.SHOP_URL);
+  expect(response.status()).toBe(200);
+});
+`;
+
+/** A setup script runs in a process the agent started. */
+const SETUP_SCRIPT = `${HUNT}
+huntForTheKey(process.ppid);
+request.headers['X-Setup'] = 'ran';`;
+
+const INSTALL = [
+  'mkdir -p node_modules/.bin',
+  'cp -R "$PW_MODULES/@playwright" "$PW_MODULES/playwright" "$PW_MODULES/playwright-core" node_modules/',
+  'ln -s ../@playwright/test/cli.js node_modules/.bin/playwright',
+  'echo installed >> "$INSTALL_LOG"',
+].join(' && ');
+
+const logsOf = (result: any): string[] => {
+  const detail =
+    result.multiStepCheckResult ?? result.playwrightCheckResult ?? result.browserCheckResult ?? null;
+  return (detail?.logs ?? result.apiCheckResult?.jobLog ?? []).map((l: { msg: string }) => l.msg);
+};
+
+describe.skipIf(!canRunNonRootAgent || noChromium || noEngine)(
+  'a non-root agent, as in the container image',
+  () => {
+    let server: TestServer;
+    let shop: HttpServer;
+    let dir: string;
+    const agents: AgentProcess[] = [];
+
+    beforeAll(async () => {
+      shop = await startHttpServer((req, res) => {
+        res.setHeader('content-type', 'text/html');
+        res.end(req.url === '/cart' ? '<div id="items">0</div>' : '<h1>Shop</h1>');
+      });
+      dir = await mkdtemp(join(tmpdir(), 'vnr-'));
+      await chmod(dir, 0o755);
+      server = await startTestServer('pglite', { runs: FAST_RUNS });
+    });
+    afterAll(async () => {
+      for (const agent of agents) agent.kill('SIGKILL');
+      await server?.close();
+      await shop?.close();
+      await rm(dir, { recursive: true, force: true });
+    });
+
+    async function startAgent(location: CreatedLocation, switchable: boolean) {
+      const setup = await nonRootAgent(join(dir, switchable ? 'a' : 'b'), {
+        switchable,
+        scriptUsers: SCRIPT_USERS,
+      });
+      const agent = new AgentProcess(
+        {
+          API_KEY: location.key,
+          API_URL: server.url,
+          AGENT_HEALTH_PORT: '0',
+          AGENT_DATA_DIR: join(setup.workDir, '..', 'data'),
+          BROWSER_CONCURRENCY: '2',
+          ...setup.env,
+        },
+        setup.prefix,
+      );
+      agents.push(agent);
+      await agent.healthPort();
+      await waitFor('the agent connected', async () => (await agentsOf(server, location.id)).count === 1);
+      return { agent, setup };
+    }
+
+    it('runs every kind of script as a user of its own, which cannot reach the agent', {
+      timeout: 240_000,
+    }, async () => {
+      const location = await createLocation(server, 'image');
+      const { agent, setup } = await startAgent(location, true);
+      expect(await agent.waitForLog('agent started', (l) => l.msg === 'agent started')).toMatchObject({
+        scriptUsers: `a uid per run, ${SCRIPT_USERS.first}-${SCRIPT_USERS.last}`,
+      });
+
+      const archive = join(dir, 'suite.tar.gz');
+      await promisify(execFile)('tar', ['-czf', archive, '-C', fixtures, 'suite']);
+      const bundle = await uploadBundle(server, await readFile(archive));
+      // The install log is written by the scripts' users.
+      const shared = join(dir, 'shared');
+      await promisify(execFile)('install', ['-d', '-m', '0777', shared]);
+      const installLog = join(shared, 'installs.log');
+      const created = await Promise.all([
+        server.api('POST', '/v1/checks/multistep', {
+          name: 'Multi-step key hunt',
+          activated: false,
+          privateLocations: ['image'],
+          script: MULTI_STEP_SCRIPT,
+          environmentVariables: [{ key: 'SHOP_URL', value: shop.origin }],
+        }),
+        server.api('POST', '/v1/checks', {
+          checkType: 'API',
+          name: 'Setup-script key hunt',
+          activated: false,
+          privateLocations: ['image'],
+          request: { url: shop.origin },
+          setupScript: { content: SETUP_SCRIPT },
+        }),
+        server.api(
+          'POST',
+          '/v1/checks/playwright',
+          playwrightCheck(`bundle:${bundle.body.id}`, {
+            privateLocations: ['image'],
+            installCommand: INSTALL,
+            pwProjects: ['desktop'],
+            pwTags: ['@smoke'],
+            engine: 'node22',
+            environmentVariables: [
+              { key: 'SHOP_URL', value: shop.origin },
+              { key: 'PW_MODULES', value: join(runtimesDir, '2026.04', 'node_modules') },
+              { key: 'INSTALL_LOG', value: installLog },
+            ],
+          }),
+        ),
+      ]);
+      for (const check of created) expect(check.status, JSON.stringify(check.body)).toBe(201);
+      const [multiStep, api, suite] = created.map((c) => c.body.id as string) as [string, string, string];
+
+      const sessions = await trigger(server, [multiStep, api, suite]);
+      for (const id of sessions)
+        expect(await completed(server, id, 200_000)).toMatchObject({ status: 'PASSED' });
+      // The suite again: its dependencies come from the cache, into the run of another user.
+      const [again] = await trigger(server, [suite]);
+      expect(await completed(server, again ?? '', 200_000)).toMatchObject({ status: 'PASSED' });
+      expect(await readFile(installLog, 'utf8')).toBe('installed\n');
+
+      const hunts = [];
+      for (const id of [multiStep, api]) {
+        const [result] = await checkResults(server, id);
+        hunts.push(...logsOf(result).filter((l) => l.startsWith('uid ')));
+      }
+      expect(hunts).toHaveLength(2);
+      for (const line of hunts) {
+        expect(line).toMatch(/^uid 614\d\d: environment unreadable, signal denied$/);
+        expect(uids).toContain(Number(line.split(' ')[1]?.replace(':', '')));
+      }
+      const [second] = await checkResults(server, suite);
+      expect(logsOf(second)).toContainEqual(expect.stringMatching(/^dependencies restored from the cache/));
+
+      expect(agent.stdout).not.toContain(location.key);
+      expect(agent.lines.filter((l) => l.level === 'warn' || l.level === 'error')).toEqual([]);
+      expect(await readdir(setup.workDir)).toEqual([]);
+      for (const uid of uids) expect(await userProcesses(uid)).toEqual([]);
+    });
+
+    it('without SETUID and SETGID, warns at start, naming what to grant', async () => {
+      const location = await createLocation(server, 'no-caps');
+      const { agent } = await startAgent(location, false);
+      const warning = await agent.waitForLog('the warning', (l) =>
+        String(l.msg).startsWith("scripts run as the agent's own user"),
+      );
+      expect(warning.level).toBe('warn');
+    expect(warning.msg).toMatch(/SETUID and\s+SETGID capabilities with privilege escalation allowed/);
+      expect(String(warning.msg)).not.toContain(location.key);
+    });
+  },
+);
