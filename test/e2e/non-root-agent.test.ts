@@ -200,7 +200,7 @@ describe.skipIf(!canRunNonRootAgent || noChromium || noEngine)(
         String(l.msg).startsWith("scripts run as the agent's own user"),
       );
       expect(warning.level).toBe('warn');
-    expect(warning.msg).toMatch(/SETUID and\s+SETGID capabilities with privilege escalation allowed/);
+      expect(warning.msg).toMatch(/SETUID and\s+SETGID capabilities with privilege escalation allowed/);
       expect(String(warning.msg)).not.toContain(location.key);
     });
   },
