@@ -27,19 +27,22 @@ RUN scripts/image/assemble.sh app /usr/local/lib/vantage
 
 # ---- runtime: Node.js, tini, Chromium and fonts; no compilers, no npm cache, no sources ----
 FROM node:${NODE_VERSION}-${DEBIAN_RELEASE}-slim AS runtime
-COPY scripts/image/packages-runtime.txt scripts/image/install-net-raw.sh /tmp/image/
-# Where NET_RAW is granted, privilege escalation must stay allowed (docs/deploy.md), so no program in the image
-# keeps a set-uid or set-gid bit.
+COPY scripts/image/packages-runtime.txt scripts/image/install-net-raw.sh scripts/image/install-user-switch.sh \
+     /tmp/image/
+# Where NET_RAW is granted, or scripts run as users of their own (SETUID, SETGID), privilege escalation must stay
+# allowed (docs/deploy.md), so no program in the image keeps a set-uid or set-gid bit; the two helpers with file
+# capabilities are in /usr/local/libexec/vantage, and only the agent's group may run the user switch.
 RUN apt-get update \
  && sed 's/#.*//' /tmp/image/packages-runtime.txt | xargs apt-get install -y --no-install-recommends \
  && rm -rf /var/lib/apt/lists/* \
  && /tmp/image/install-net-raw.sh /usr/local \
- && rm -rf /tmp/image \
  && find / -xdev -type f -perm /6000 -exec chmod a-s {} + \
  && groupadd --system --gid 10001 vantage \
  && useradd --system --uid 10001 --gid vantage --home-dir /home/vantage --create-home \
       --shell /usr/sbin/nologin vantage \
- && install -d -o vantage -g vantage -m 0700 /var/lib/vantage
+ && install -d -o vantage -g vantage -m 0700 /var/lib/vantage \
+ && /tmp/image/install-user-switch.sh /usr/local vantage \
+ && rm -rf /tmp/image
 
 COPY --from=build /usr/local/lib/vantage /usr/local/lib/vantage
 COPY scripts/image/vantage /usr/local/bin/vantage

@@ -100,19 +100,20 @@ install -D -m 0755 "$context/scripts/image/vantage" "$prefix/bin/vantage"
 install -D -m 0644 "$context/scripts/image/healthcheck.mjs" "$prefix/lib/vantage-healthcheck.mjs"
 if $is_root && command -v setcap >/dev/null; then
   "$context/scripts/image/install-net-raw.sh" "$prefix"
+  "$context/scripts/image/install-user-switch.sh" "$prefix" 10001
 else
-  say "not root or no setcap: the NET_RAW launcher is not installed, its checks are skipped"
+  say "not root or no setcap: the NET_RAW launcher and the user switch are not installed, their checks are skipped"
 fi
 say "application: $app_size in $prefix/lib/vantage"
 
 # ---- the result, started as the image starts it ---------------------------------------------------------------
 vantage=$prefix/bin/vantage
-# As in the chart's container: user 10001, every capability dropped (NET_RAW left in the bounding set only when
-# asked for), privilege escalation allowed only with NET_RAW. `$(as_agent_user CAPS) command` runs command so.
+# As in the chart's container: user 10001, every capability dropped (those asked for, e.g. +net_raw, left in the
+# bounding set), privilege escalation allowed only with a capability. `$(as_agent_user CAPS) command` runs command so.
 as_agent_user() {
   if $is_root; then
     local nnp=--no-new-privs
-    [ "$1" = "+net_raw" ] && nnp=
+    [ -n "$1" ] && nnp=
     echo "setpriv --reuid=10001 --regid=10001 --clear-groups --bounding-set=-all${1:+,$1} --inh-caps=-all $nnp --"
   else
     echo "env"
@@ -192,6 +193,37 @@ if $is_root && [ -x "$prefix/libexec/vantage/net-raw" ]; then
     fail "ICMP ran with no_new_privs set"
   fi
   say "ICMP as user 10001: passes with NET_RAW, fails naming NET_RAW without it, and with no_new_privs"
+fi
+
+# User scripts as users of their own: with SETUID and SETGID (and escalation allowed), an API check's setup
+# script runs as a uid of the launcher's VANTAGE_SCRIPT_USERS and cannot read the agent's environment; without
+# them it runs as the agent's user, and `vantage run` warns, naming the capabilities.
+if $is_root && [ -x "$prefix/libexec/vantage/user-switch" ]; then
+  install -d -o 10001 -g 10001 -m 0711 "$work/agent-home"
+  cat >"$work/setup-script.yaml" <<YAML
+checks:
+  - checkType: API
+    name: setup script user
+    request: { url: "http://127.0.0.1:$server_port/openapi.json" }
+    setupScript:
+      content: |
+        let environ = 'unreadable';
+        try { require('node:fs').readFileSync('/proc/' + process.ppid + '/environ'); environ = 'readable'; } catch {}
+        console.log('script uid ' + process.getuid() + ', agent environment ' + environ);
+YAML
+  scripted() {
+    $(as_agent_user "$1") env API_KEY=pl_acme.ci-image.S3cretKeyForTheImageCheck \
+      VANTAGE_WORK_DIR="$work/agent-home/runs" VANTAGE_CACHE_DIR="$work/agent-home/cache" \
+      "$vantage" run "$work/setup-script.yaml" --reporter json >"$work/script.out" 2>"$work/script.err"
+  }
+  scripted +setuid,+setgid || fail "setup script as user 10001 with SETUID/SETGID: $(cat "$work/script.out" "$work/script.err")"
+  grep -q 'script uid 101[0-9][0-9], agent environment unreadable' "$work/script.out" ||
+    fail "the setup script did not run as a user of VANTAGE_SCRIPT_USERS: $(cat "$work/script.out" "$work/script.err")"
+  ! grep -q S3cretKey "$work/script.out" "$work/script.err" || fail "the agent's key reached the output"
+  scripted "" || fail "setup script as user 10001 without SETUID/SETGID: $(cat "$work/script.out" "$work/script.err")"
+  grep -q 'script uid 10001, agent environment readable' "$work/script.out" || fail "without SETUID/SETGID: $(cat "$work/script.out")"
+  grep -q 'SETUID and SETGID' "$work/script.err" || fail "without SETUID/SETGID, no warning: $(cat "$work/script.err")"
+  say "user scripts: as a uid of 10100-10163 with SETUID/SETGID (agent environment unreadable); without them as the agent, with a warning"
 fi
 
 say "passed"

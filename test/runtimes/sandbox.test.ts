@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -29,10 +29,20 @@ const identity = {
   runtimeVersion: '2026.04',
 };
 const isRoot = process.getuid?.() === 0;
+const SETPRIV = '/usr/bin/setpriv';
 /** The users of the environment (as root: nobody for every run), and, as root, a user of its own per run. */
 const modes: Array<readonly [string, ScriptUsers]> = [
   ['the default users', scriptSettingsFromEnv().scriptUsers],
-  ...(isRoot ? [['a user per run', { mode: 'per-run', first: 61100, last: 61103, via: null }] as const] : []),
+  ...(isRoot
+    ? ([
+        ['a user per run', { mode: 'per-run', first: 61100, last: 61103, via: null }],
+        // What a non-root agent does through its switch program (a copy of setpriv), done by root here.
+        [
+          'a user per run switched to by setpriv',
+          { mode: 'per-run', first: 61104, last: 61107, via: SETPRIV },
+        ],
+      ] as const)
+    : []),
 ];
 
 let workDir: string;
@@ -67,6 +77,7 @@ function shell(
 describe.each(modes)('a sandboxed script, with %s,', (_, users) => {
   beforeEach(async () => {
     workDir = await mkdtemp(join(tmpdir(), 'vantage-sandbox-'));
+    await chmod(workDir, 0o711);
     folder = await createRunFolder(workDir, 'run-1');
     user = await acquireRunUser(users);
     await handOver(folder, user);
@@ -179,6 +190,19 @@ describe('a run folder', () => {
     expect(await readdir(folder.root)).toEqual(['artifacts']);
     expect(await readFile(join(folder.artifacts, 'shot.png'), 'utf8')).toBe('png');
     await rm(workDir, { recursive: true, force: true });
+  });
+});
+
+describe.runIf(isRoot)('a run folder of a user switched to by setpriv', () => {
+  it('is refused, naming what to change, when that user cannot reach the work folder', async () => {
+    const parent = await mkdtemp(join(tmpdir(), 'vantage-closed-'));
+    const closed = await createRunFolder(join(parent, 'runs'), 'run-1');
+    const switched = await acquireRunUser({ mode: 'per-run', first: 61110, last: 61110, via: SETPRIV });
+    await expect(handOver(closed, switched)).rejects.toThrow(
+      /uid 61110\) cannot reach the run folders in .*\/runs \(VANTAGE_WORK_DIR\): it and every folder above it must be searchable by others \(chmod o\+x\)/,
+    );
+    switched?.release();
+    await rm(parent, { recursive: true, force: true });
   });
 });
 

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
-import { basename, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { type RunUser, runAs } from './script-users.js';
 
@@ -89,4 +89,16 @@ export async function handOver(folder: RunFolder, user: RunUser | null): Promise
     ...[folder.root, '-path', folder.artifacts, '-prune', '-o'],
     ...['-user', me, '!', '-type', 'l', '-exec', 'chmod', 'a+rwX', '{}', '+'],
   ]);
+  const workDir = dirname(folder.root);
+  if (reachable.has(workDir)) return;
+  if (await runAs(user, ['test', '-w', folder.work])) {
+    throw new Error(
+      `the scripts' user (uid ${user.uid}) cannot reach the run folders in ${workDir} (VANTAGE_WORK_DIR): it ` +
+        'and every folder above it must be searchable by others (chmod o+x), as /tmp is',
+    );
+  }
+  reachable.add(workDir);
 }
+
+/** Work folders whose run folders a script user was seen to reach. */
+const reachable = new Set<string>();
