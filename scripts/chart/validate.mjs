@@ -197,7 +197,8 @@ if (deployment) {
     check(container[probe]?.httpGet?.port === 'health', `${probe} uses the port named "health"`);
   }
 
-  // Non-root, read-only root file system, no capability but NET_RAW when ICMP is enabled.
+  // Non-root, read-only root file system, no capability but SETGID and SETUID for scripts' own users and NET_RAW
+  // when ICMP is enabled; privilege escalation only with one of them.
   const sc = container.securityContext ?? {};
   const podSc = pod.securityContext ?? {};
   check(podSc.runAsNonRoot === true && sc.runAsNonRoot === true, 'runAsNonRoot on the pod and the container');
@@ -207,16 +208,15 @@ if (deployment) {
   check(sc.privileged !== true, 'not privileged');
   check(JSON.stringify(sc.capabilities?.drop) === '["ALL"]', 'capabilities: drop ALL');
   const added = JSON.stringify(sc.capabilities?.add ?? []);
-  if (values.icmp.enabled) {
-    check(added === '["NET_RAW"]', `ICMP on: NET_RAW is the only capability added (got ${added})`);
-    check(
-      sc.allowPrivilegeEscalation === true,
-      'ICMP on: privilege escalation allowed (the NET_RAW launcher)',
-    );
-  } else {
-    check(added === '[]', `ICMP off: no capability added (got ${added})`);
-    check(sc.allowPrivilegeEscalation === false, 'ICMP off: allowPrivilegeEscalation false');
-  }
+  const wanted = [
+    ...(values.scripts.ownUsers ? ['SETGID', 'SETUID'] : []),
+    ...(values.icmp.enabled ? ['NET_RAW'] : []),
+  ];
+  check(added === JSON.stringify(wanted), `capabilities added: ${JSON.stringify(wanted)} (got ${added})`);
+  check(
+    sc.allowPrivilegeEscalation === wanted.length > 0,
+    `allowPrivilegeEscalation ${wanted.length > 0} (file capabilities need it; got ${sc.allowPrivilegeEscalation})`,
+  );
   check(pod.automountServiceAccountToken === false, 'no service-account token mounted');
 
   // Writable volumes for what the agent and Chromium write.
