@@ -134,6 +134,34 @@ describe.skipIf(noChromium || noEngine)('PLAYWRIGHT check suites', () => {
   });
 });
 
+/** The other engines, each from its registry package (npm ci in runtimes/engines/<id>, as .ci/run does). */
+const otherEngines = [
+  ['node24', 'npx playwright test', /^engine node v24\./],
+  ['node26', 'npx playwright test', /^engine node v26\./],
+  ['bun1.3', 'bunx playwright test', /^engine bun 1\.3\./],
+] as const;
+
+describe.skipIf(noChromium).each(otherEngines)(
+  'a PLAYWRIGHT check suite on %s',
+  (engine, testCommand, ran) => {
+    const missing = !findEngine(engine, runtimesDir);
+    it.skipIf(missing && !process.env.CI)(`runs its tests with that engine (${testCommand})`, async () => {
+      const outcome = await runScript(
+        suiteCheck({ engine, testCommand, pwProjects: ['desktop'], pwTags: ['@smoke'] }),
+        { executors: { PLAYWRIGHT: execute } },
+      );
+      expect(outcome.status, JSON.stringify(outcome.detail.errors)).toBe('PASSED');
+      expect(outcome.detail.tests.map((t) => `${t.project}: ${t.title} ${t.status}`)).toEqual([
+        'desktop: home page shows the shop @smoke passed',
+      ]);
+      const log = outcome.detail.logs.map((l) => l.msg);
+      expect(log).toContainEqual(expect.stringMatching(ran));
+      expect(log).toContain(`$ ${testCommand} --config playwright.config.js --project desktop --grep @smoke`);
+      await cleanUp(outcome);
+    });
+  },
+);
+
 describe('PLAYWRIGHT check suites that cannot run', () => {
   it('name the engines there are when the chosen one is missing', async () => {
     const empty = await mkdtemp(join(tmpdir(), 'vantage-no-engines-'));
