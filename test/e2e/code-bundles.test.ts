@@ -1,38 +1,27 @@
-/**
- * End to end: a Playwright project uploaded as a code bundle through the API, referred to by a PLAYWRIGHT check
- * (`bundle:<id>`), fetched by a real agent with its own key, and run.
- */
-import { execFile } from 'node:child_process';
 import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findEngine, scriptSettingsFromEnv } from '../../src/runtimes/index.js';
 import { noChromium } from '../executors/browser/support.js';
+import {
+  INSTALL,
+  noEngine,
+  packSuite,
+  runtimesDir,
+  startShop,
+  suiteVariables,
+} from '../executors/playwright/suite-fixture.js';
 import { playwrightCheck, uploadBundle } from '../server/bundles/support.js';
 import { startTestAgent, type TestAgent, waitFor } from '../support/agent.js';
-import { type TestServer as HttpServer, startHttpServer } from '../support/http-servers.js';
+import type { TestServer as HttpServer } from '../support/http-servers.js';
 import { agentsOf, completed, FAST_RUNS, trigger } from '../support/runs.js';
 import { createLocation, startTestServer, type TestServer } from '../support/server.js';
 
-const fixtures = fileURLToPath(new URL('../executors/playwright/fixtures/', import.meta.url));
-const { runtimesDir } = scriptSettingsFromEnv();
-const noEngine = !findEngine('node22', runtimesDir) && !process.env.CI;
 if (noChromium || noEngine) {
   console.warn(
     `skipping the code-bundle end-to-end test: ${noChromium ? 'no Chromium' : `no node22 engine in ${runtimesDir}`}`,
   );
 }
-
-/** The suite's install without the network (as test/executors/playwright does). */
-const INSTALL = [
-  'mkdir -p node_modules/.bin',
-  'cp -R "$PW_MODULES/@playwright" "$PW_MODULES/playwright" "$PW_MODULES/playwright-core" node_modules/',
-  'ln -s ../@playwright/test/cli.js node_modules/.bin/playwright',
-  'echo installed >> "$INSTALL_LOG"',
-].join(' && ');
 
 describe.skipIf(noChromium || noEngine)('a PLAYWRIGHT check with an uploaded code bundle', () => {
   let server: TestServer;
@@ -42,10 +31,7 @@ describe.skipIf(noChromium || noEngine)('a PLAYWRIGHT check with an uploaded cod
   let previousCacheDir: string | undefined;
 
   beforeAll(async () => {
-    shop = await startHttpServer((req, res) => {
-      res.setHeader('content-type', 'text/html');
-      res.end(req.url === '/cart' ? '<div id="items">0</div>' : '<h1>Shop</h1>');
-    });
+    shop = await startShop();
     dir = await mkdtemp(join(tmpdir(), 'vantage-e2e-bundle-'));
     await chmod(dir, 0o777);
     // A dependency cache of its own, so the install runs here whatever earlier runs left in the shared cache.
@@ -64,7 +50,7 @@ describe.skipIf(noChromium || noEngine)('a PLAYWRIGHT check with an uploaded cod
 
   it('runs on an agent that fetches the bundle with its own key', { timeout: 180_000 }, async () => {
     const archive = join(dir, 'suite.tar.gz');
-    await promisify(execFile)('tar', ['-czf', archive, '-C', fixtures, 'suite']);
+    await packSuite(archive);
     const bundle = await uploadBundle(server, await readFile(archive));
     expect(bundle.status).toBe(201);
 
@@ -88,11 +74,7 @@ describe.skipIf(noChromium || noEngine)('a PLAYWRIGHT check with an uploaded cod
         pwProjects: ['desktop'],
         pwTags: ['@smoke'],
         engine: 'node22',
-        environmentVariables: [
-          { key: 'SHOP_URL', value: shop.origin },
-          { key: 'PW_MODULES', value: join(runtimesDir, '2026.04', 'node_modules') },
-          { key: 'INSTALL_LOG', value: installLog },
-        ],
+        environmentVariables: suiteVariables(shop, installLog),
       }),
     );
     expect(check.status).toBe(201);

@@ -8,11 +8,11 @@ import { execFile } from 'node:child_process';
 import { chmod, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findEngine, scriptSettingsFromEnv, userProcesses } from '../../src/runtimes/index.js';
+import { userProcesses } from '../../src/runtimes/index.js';
 import { noChromium } from '../executors/browser/support.js';
+import { INSTALL, noEngine, packSuite, suiteVariables } from '../executors/playwright/suite-fixture.js';
 import { playwrightCheck, uploadBundle } from '../server/bundles/support.js';
 import { waitFor } from '../support/agent.js';
 import { AgentProcess } from '../support/agent-process.js';
@@ -21,9 +21,6 @@ import { canRunNonRootAgent, nonRootAgent } from '../support/non-root-agent.js';
 import { agentsOf, checkResults, completed, FAST_RUNS, trigger } from '../support/runs.js';
 import { type CreatedLocation, createLocation, startTestServer, type TestServer } from '../support/server.js';
 
-const fixtures = fileURLToPath(new URL('../executors/playwright/fixtures/', import.meta.url));
-const { runtimesDir } = scriptSettingsFromEnv();
-const noEngine = !findEngine('node22', runtimesDir) && !process.env.CI;
 const SCRIPT_USERS = { first: 61400, last: 61403 };
 const uids = Array.from({ length: 4 }, (_, i) => SCRIPT_USERS.first + i);
 
@@ -54,13 +51,6 @@ test('the shop answers', async ({ request }) => {
 const SETUP_SCRIPT = `${HUNT}
 huntForTheKey(process.ppid);
 request.headers['X-Setup'] = 'ran';`;
-
-const INSTALL = [
-  'mkdir -p node_modules/.bin',
-  'cp -R "$PW_MODULES/@playwright" "$PW_MODULES/playwright" "$PW_MODULES/playwright-core" node_modules/',
-  'ln -s ../@playwright/test/cli.js node_modules/.bin/playwright',
-  'echo installed >> "$INSTALL_LOG"',
-].join(' && ');
 
 const logsOf = (result: any): string[] => {
   const detail =
@@ -124,7 +114,7 @@ describe.skipIf(!canRunNonRootAgent || noChromium || noEngine)(
       });
 
       const archive = join(dir, 'suite.tar.gz');
-      await promisify(execFile)('tar', ['-czf', archive, '-C', fixtures, 'suite']);
+      await packSuite(archive);
       const bundle = await uploadBundle(server, await readFile(archive));
       // The install log is written by the scripts' users.
       const shared = join(dir, 'shared');
@@ -155,11 +145,7 @@ describe.skipIf(!canRunNonRootAgent || noChromium || noEngine)(
             pwProjects: ['desktop'],
             pwTags: ['@smoke'],
             engine: 'node22',
-            environmentVariables: [
-              { key: 'SHOP_URL', value: shop.origin },
-              { key: 'PW_MODULES', value: join(runtimesDir, '2026.04', 'node_modules') },
-              { key: 'INSTALL_LOG', value: installLog },
-            ],
+            environmentVariables: suiteVariables(shop, installLog),
           }),
         ),
       ]);

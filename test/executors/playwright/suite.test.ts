@@ -2,18 +2,14 @@ import { execFile } from 'node:child_process';
 import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPlaywrightExecutor } from '../../../src/executors/playwright/index.js';
 import type { Executor } from '../../../src/executors/types.js';
-import { findEngine, scriptSettingsFromEnv } from '../../../src/runtimes/index.js';
-import { startHttpServer, type TestServer } from '../../support/http-servers.js';
+import { findEngine } from '../../../src/runtimes/index.js';
+import type { TestServer } from '../../support/http-servers.js';
 import { cleanUp, noChromium, processesWith, runScript, scriptCheck } from '../browser/support.js';
-
-const fixtures = fileURLToPath(new URL('./fixtures/', import.meta.url));
-const { runtimesDir } = scriptSettingsFromEnv();
-const noEngine = !findEngine('node22', runtimesDir) && !process.env.CI;
+import { INSTALL, noEngine, packSuite, runtimesDir, startShop, suiteVariables } from './suite-fixture.js';
 
 let shop: TestServer;
 let dir: string;
@@ -22,16 +18,13 @@ let installLog: string;
 let execute: Executor;
 
 beforeAll(async () => {
-  shop = await startHttpServer((req, res) => {
-    res.setHeader('content-type', 'text/html');
-    res.end(req.url === '/cart' ? '<div id="items">0</div>' : '<h1>Shop</h1>');
-  });
+  shop = await startShop();
   dir = await mkdtemp(join(tmpdir(), 'vantage-suite-'));
   // Scripts may run as another user: the install command writes its log where anyone can.
   await chmod(dir, 0o777);
   bundle = join(dir, 'bundle.tar.gz');
   installLog = join(dir, 'installs.log');
-  await promisify(execFile)('tar', ['-czf', bundle, '-C', fixtures, 'suite']);
+  await packSuite(bundle);
   execute = createPlaywrightExecutor({ cacheDir: join(dir, 'cache') }) as Executor;
 });
 
@@ -39,17 +32,6 @@ afterAll(async () => {
   await shop.close();
   await rm(dir, { recursive: true, force: true });
 });
-
-/**
- * The suite's install, without the network: the packages its lockfile pins are copied from the runtime that
- * holds the same Playwright; each install adds a line to the install log.
- */
-const INSTALL = [
-  'mkdir -p node_modules/.bin',
-  'cp -R "$PW_MODULES/@playwright" "$PW_MODULES/playwright" "$PW_MODULES/playwright-core" node_modules/',
-  'ln -s ../@playwright/test/cli.js node_modules/.bin/playwright',
-  'echo installed >> "$INSTALL_LOG"',
-].join(' && ');
 
 const suiteCheck = (fields: Record<string, unknown> = {}, variables: { key: string; value: string }[] = []) =>
   scriptCheck({
@@ -60,12 +42,7 @@ const suiteCheck = (fields: Record<string, unknown> = {}, variables: { key: stri
     pwProjects: ['desktop', 'phone'],
     pwTags: ['@smoke', '@cart'],
     engine: 'node22',
-    environmentVariables: [
-      { key: 'SHOP_URL', value: shop.origin },
-      { key: 'PW_MODULES', value: join(runtimesDir, '2026.04', 'node_modules') },
-      { key: 'INSTALL_LOG', value: installLog },
-      ...variables,
-    ],
+    environmentVariables: [...suiteVariables(shop, installLog), ...variables],
     ...fields,
   });
 
