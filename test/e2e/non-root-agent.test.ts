@@ -12,11 +12,17 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { userProcesses } from '../../src/runtimes/index.js';
 import { noChromium } from '../executors/browser/support.js';
-import { INSTALL, noEngine, packSuite, suiteVariables } from '../executors/playwright/suite-fixture.js';
+import {
+  INSTALL,
+  noEngine,
+  packSuite,
+  startShop,
+  suiteVariables,
+} from '../executors/playwright/suite-fixture.js';
 import { playwrightCheck, uploadBundle } from '../server/bundles/support.js';
 import { waitFor } from '../support/agent.js';
 import { AgentProcess } from '../support/agent-process.js';
-import { type TestServer as HttpServer, startHttpServer } from '../support/http-servers.js';
+import type { TestServer as HttpServer } from '../support/http-servers.js';
 import { canRunNonRootAgent, nonRootAgent } from '../support/non-root-agent.js';
 import { agentsOf, checkResults, completed, FAST_RUNS, trigger } from '../support/runs.js';
 import { type CreatedLocation, createLocation, startTestServer, type TestServer } from '../support/server.js';
@@ -67,10 +73,7 @@ describe.skipIf(!canRunNonRootAgent || noChromium || noEngine)(
     const agents: AgentProcess[] = [];
 
     beforeAll(async () => {
-      shop = await startHttpServer((req, res) => {
-        res.setHeader('content-type', 'text/html');
-        res.end(req.url === '/cart' ? '<div id="items">0</div>' : '<h1>Shop</h1>');
-      });
+      shop = await startShop();
       dir = await mkdtemp(join(tmpdir(), 'vnr-'));
       await chmod(dir, 0o755);
       server = await startTestServer('pglite', { runs: FAST_RUNS });
@@ -82,8 +85,12 @@ describe.skipIf(!canRunNonRootAgent || noChromium || noEngine)(
       await rm(dir, { recursive: true, force: true });
     });
 
-    async function startAgent(location: CreatedLocation, switchable: boolean) {
-      const setup = await nonRootAgent(join(dir, switchable ? 'a' : 'b'), {
+    async function startAgent(
+      location: CreatedLocation,
+      switchable: boolean,
+      env: Record<string, string> = {},
+    ) {
+      const setup = await nonRootAgent(join(dir, location.slugName.slice(0, 2)), {
         switchable,
         scriptUsers: SCRIPT_USERS,
       });
@@ -95,6 +102,7 @@ describe.skipIf(!canRunNonRootAgent || noChromium || noEngine)(
           AGENT_DATA_DIR: join(setup.workDir, '..', 'data'),
           BROWSER_CONCURRENCY: '2',
           ...setup.env,
+          ...env,
         },
         setup.prefix,
       );
@@ -188,6 +196,33 @@ describe.skipIf(!canRunNonRootAgent || noChromium || noEngine)(
       expect(warning.level).toBe('warn');
       expect(warning.msg).toMatch(/SETUID and\s+SETGID capabilities with privilege escalation allowed/);
       expect(String(warning.msg)).not.toContain(location.key);
+    });
+    it('kills a browser script that hangs at its limit, with every process of its user: TIMED_OUT', {
+      timeout: 120_000,
+    }, async () => {
+      const location = await createLocation(server, 'hang');
+      // 240 s × 0.03: the BROWSER limit is 7.2 s here.
+      const { setup } = await startAgent(location, true, { AGENT_RUN_LIMIT_SCALE: '0.03' });
+      const created = await server.api('POST', '/v1/checks/browser', {
+        name: 'Hangs',
+        activated: false,
+        doubleCheck: false,
+        privateLocations: ['hang'],
+        script: `import { test } from '@playwright/test';
+test('waits forever', async ({ page }) => {
+  await page.goto(process.env.SHOP_URL);
+  console.log('page open');
+  await new Promise(() => {});
+});`,
+        environmentVariables: [{ key: 'SHOP_URL', value: shop.origin }],
+      });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      const [session] = await trigger(server, [created.body.id]);
+      expect(await completed(server, session ?? '', 90_000)).toMatchObject({ status: 'TIMED_OUT' });
+      const [result] = await checkResults(server, created.body.id);
+      expect(logsOf(result)).toContain('page open');
+      await waitFor('the run folder removed', async () => (await readdir(setup.workDir)).length === 0);
+      for (const uid of uids) expect(await userProcesses(uid)).toEqual([]);
     });
   },
 );
