@@ -25,6 +25,8 @@ export class Gateway {
   private readonly connections = new Set<AgentConnection>();
   private readonly cancelPoll: Loop;
   private readonly listeners: [event: 'enqueued' | 'cancel' | 'key-revoked', fn: (value: string) => void][];
+  /** Set when stop() begins: agents that connect from then on are turned away (they go to another replica). */
+  private stopping = false;
 
   constructor(private readonly deps: GatewayDeps) {
     this.cancelPoll = new Loop(
@@ -53,6 +55,7 @@ export class Gateway {
   }
 
   async stop(): Promise<void> {
+    this.stopping = true;
     for (const [event, fn] of this.listeners) this.deps.events.off(event, fn);
     await this.cancelPoll.stop();
     for (const connection of this.connections)
@@ -68,6 +71,7 @@ export class Gateway {
     socket.on('error', () => {});
     const path = (request.url ?? '/').split('?')[0];
     if (path !== AGENT_PATHS.connect) return reject(socket, new ApiError(404, `Route GET ${path} not found`));
+    if (this.stopping) return reject(socket, SHUTTING_DOWN);
     let auth: ReturnType<typeof connectionAuthOf>;
     try {
       // The same check as every HTTP route with auth 'location': 401 without a valid key, 403 for a user key.
@@ -79,6 +83,7 @@ export class Gateway {
     }
     if (!auth) return reject(socket, new ApiError(403, 'This key does not belong to a private location'));
     const connectionAuth = auth;
+    if (this.stopping) return reject(socket, SHUTTING_DOWN);
     this.wss.handleUpgrade(request, socket, head, (ws) => {
       const connection = new AgentConnection(ws, connectionAuth, this.deps, {
         onReady: (ready) => this.replaceEarlier(ready),
@@ -138,6 +143,13 @@ export class Gateway {
 }
 
 /** Answers a refused upgrade with the API's error body, before any WebSocket exists. */
+const SHUTTING_DOWN = new ApiError(
+  503,
+  'The control plane is shutting down',
+  { retryable: true },
+  { 'Retry-After': '1' },
+);
+
 function reject(socket: Duplex, error: unknown): void {
   const apiError = error instanceof ApiError ? error : new ApiError(500, 'Internal server error');
   const body = JSON.stringify(errorBody(apiError.statusCode, apiError.message, apiError.attributes));

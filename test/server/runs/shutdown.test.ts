@@ -8,6 +8,7 @@ import {
   startTestServer,
   type TestServer,
 } from '../../support/server.js';
+import { TestAgent } from './agent-client.js';
 
 describe.each(STORES)('stopping the control plane (%s)', (store) => {
   let server: TestServer;
@@ -38,5 +39,19 @@ describe.each(STORES)('stopping the control plane (%s)', (store) => {
     } finally {
       await client.close();
     }
+  });
+
+  it('turns agents away while it stops, so that none is welcomed by a server on its way out', async () => {
+    await server.start();
+    const location = await createLocation(server, 'leaving');
+    const connected = await TestAgent.connect(server.url, location.key, server.accountId);
+    // An agent slow to answer the close keeps the stop waiting (up to a second) with the port still open.
+    (connected.ws as unknown as { _socket: { pause(): void } })._socket.pause();
+    const stopped = server.stop();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await expect(TestAgent.open(server.url, location.key, server.accountId, 'agent-2')).rejects.toThrow(
+      'HTTP 503',
+    );
+    await stopped;
   });
 });
