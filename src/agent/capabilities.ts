@@ -70,6 +70,6 @@ export function bundledEngines(): EngineId[] {
 export function scriptUsersSummary(): { mode: string; warning: string | null } {
   const users = scriptSettingsFromEnv().scriptUsers;
   if (users.mode === 'agent') return { mode: 'agent', warning: users.warning };
-  if (users.mode === 'shared') return { mode: `uid ${users.user.uid}`, warning: null };
+  if (users.mode === 'shared') return { mode: `uid ${users.user.uid}`, warning: users.warning ?? null };
   return { mode: `a uid per run, ${users.first}-${users.last}`, warning: null };
 }

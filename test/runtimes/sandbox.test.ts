@@ -206,6 +206,34 @@ describe.runIf(isRoot)('a run folder of a user switched to by setpriv', () => {
   });
 });
 
+describe.runIf(isRoot)('script users from the environment of an agent running as root', () => {
+  const usersOf = (env: NodeJS.ProcessEnv) => scriptSettingsFromEnv(env).scriptUsers;
+
+  it('are nobody by default, one user when given, a user per run from a range, or the agent when asked', () => {
+    expect(usersOf({})).toEqual({ mode: 'shared', user: { uid: 65534, gid: 65534 } });
+    expect(usersOf({ VANTAGE_SCRIPT_USER: '2000:3000' })).toEqual({
+      mode: 'shared',
+      user: { uid: 2000, gid: 3000 },
+    });
+    expect(usersOf({ VANTAGE_SCRIPT_USERS: '20000-20063' })).toEqual({
+      mode: 'per-run',
+      first: 20000,
+      last: 20063,
+      via: null,
+    });
+    expect(usersOf({ VANTAGE_SCRIPT_USER: 'same' })).toEqual({ mode: 'agent', warning: null });
+  });
+
+  it('fall back to nobody, naming the setting and its rule, when the range is mistyped', () => {
+    expect(usersOf({ VANTAGE_SCRIPT_USERS: '20063-20000' })).toEqual({
+      mode: 'shared',
+      user: { uid: 65534, gid: 65534 },
+      warning:
+        'VANTAGE_SCRIPT_USERS: must be FIRST-LAST, a range of uids above 0 (got "20063-20000"); scripts run as nobody',
+    });
+  });
+});
+
 describe('users of their own per run', () => {
   const users: ScriptUsers = { mode: 'per-run', first: 61200, last: 61201, via: null };
 

@@ -109,5 +109,5 @@ export async function runCommand(
 function isolationWarning(): string | null {
   if (!process.env.VANTAGE_SCRIPT_USERS && !process.env.VANTAGE_USER_SWITCH) return null;
   const users = scriptSettingsFromEnv().scriptUsers;
-  return users.mode === 'agent' ? users.warning : null;
+  return users.mode === 'per-run' ? null : (users.warning ?? null);
 }

@@ -14,8 +14,8 @@ export interface ScriptUser {
 export type ScriptUsers =
   /** The agent's own user: scripts are not kept from the agent; `warning` says why, when it was not asked for. */
   | { mode: 'agent'; warning: string | null }
-  /** One user for every run (an agent running as root: nobody by default). */
-  | { mode: 'shared'; user: ScriptUser }
+  /** One user for every run (an agent running as root: nobody by default); `warning` names a setting ignored. */
+  | { mode: 'shared'; user: ScriptUser; warning?: string }
   /**
    * A user of its own for each run, uid and gid alike, taken from FIRST–LAST while the run lasts; a non-root
    * agent switches to it through `via`, a copy of setpriv that may set uids and gids (and that only the agent's
@@ -46,7 +46,11 @@ export function resolveScriptUsers(env: NodeJS.ProcessEnv): ScriptUsers {
   if (env.VANTAGE_SCRIPT_USER === 'same') return { mode: 'agent', warning: null };
   const isRoot = process.getuid?.() === 0;
   const range = parseRange(env.VANTAGE_SCRIPT_USERS);
-  if (range instanceof Error) return { mode: 'agent', warning: range.message };
+  if (range instanceof Error) {
+    // A mistyped range must not leave scripts with the agent's rights: as root they run as nobody then.
+    if (isRoot) return { mode: 'shared', user: NOBODY, warning: `${range.message}; scripts run as nobody` };
+    return { mode: 'agent', warning: `${range.message}; scripts run as the agent's own user` };
+  }
   if (isRoot) {
     if (range) return { mode: 'per-run', ...range, via: null };
     const fixed = /^(\d+):(\d+)$/.exec(env.VANTAGE_SCRIPT_USER ?? '');
@@ -71,9 +75,7 @@ function parseRange(value: string | undefined): { first: number; last: number } 
   const match = /^(\d+)-(\d+)$/.exec(value);
   const [first, last] = match ? [Number(match[1]), Number(match[2])] : [0, -1];
   if (!match || first < 1 || last < first || last > 4294967294) {
-    return new Error(
-      `VANTAGE_SCRIPT_USERS: must be FIRST-LAST, a range of uids above 0 (got "${value}"); scripts run as the agent's own user`,
-    );
+    return new Error(`VANTAGE_SCRIPT_USERS: must be FIRST-LAST, a range of uids above 0 (got "${value}")`);
   }
   return { first, last };
 }
