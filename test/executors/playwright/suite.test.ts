@@ -73,9 +73,16 @@ describe.skipIf(noChromium || noEngine)('PLAYWRIGHT check suites', () => {
     expect(await installs()).toBe(1);
     await cleanUp(first);
 
-    const second = await runScript(suiteCheck({}, [{ key: 'EXPECTED_ITEMS', value: '3' }]), {
-      executors: { PLAYWRIGHT: execute },
-    });
+    // Failing now, with the suite's videos kept for failed tests (recorded with the system's ffmpeg).
+    const second = await runScript(
+      suiteCheck({}, [
+        { key: 'EXPECTED_ITEMS', value: '3' },
+        { key: 'SUITE_VIDEO', value: 'retain-on-failure' },
+      ]),
+      {
+        executors: { PLAYWRIGHT: execute },
+      },
+    );
     expect(await installs()).toBe(1);
     expect(second.detail.logs.map((l) => l.msg)).toContainEqual(
       expect.stringMatching(/^dependencies restored from the cache/),
@@ -86,8 +93,15 @@ describe.skipIf(noChromium || noEngine)('PLAYWRIGHT check suites', () => {
       '[phone] cart is empty: Error: expect(locator).toHaveText(expected) failed',
     ]);
     expect(second.detail.assets.map((a) => a.name)).toEqual(
-      expect.arrayContaining(['desktop-cart-is-empty-trace.zip', 'phone-cart-is-empty-trace.zip']),
+      expect.arrayContaining([
+        'desktop-cart-is-empty-trace.zip',
+        'phone-cart-is-empty-trace.zip',
+        'desktop-cart-is-empty-video.webm',
+        'phone-cart-is-empty-video.webm',
+      ]),
     );
+    // Only the two failed tests keep theirs.
+    expect(second.detail.assets.filter((a) => a.contentType === 'video/webm')).toHaveLength(2);
     await cleanUp(second);
   });
 
