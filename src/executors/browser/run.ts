@@ -15,7 +15,7 @@ import {
   type ScriptSettings,
   scriptEnvironment,
 } from '../../runtimes/index.js';
-import { collectAttachments } from '../script/artifacts.js';
+import { collectAttachments, collectSavedPictures } from '../script/artifacts.js';
 import { scriptAttempt, scriptNotRun } from '../script/attempt.js';
 import { identityOf } from '../script/identity.js';
 import { readReport, summarizeReport } from '../script/report.js';
@@ -77,7 +77,11 @@ export async function runBrowserScript(
       for (const test of summary.tests) test.errors = test.errors.map(shortenNoBrowserError);
     }
     await addPageEvents(files.events, log);
-    const artifacts = await collectAttachments(summary?.attachments ?? [], folder.artifacts);
+    const taken = new Set<string>();
+    const artifacts = [
+      ...(await collectAttachments(summary?.attachments ?? [], folder.artifacts, taken)),
+      ...(await collectSavedPictures(folder.work, folder.artifacts, taken)),
+    ];
     attempt = scriptAttempt({ kind, startedAt, exit, summary, log, artifacts });
     return attempt;
   } finally {

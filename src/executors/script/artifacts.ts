@@ -1,5 +1,5 @@
-import { copyFile, rename, rm, stat } from 'node:fs/promises';
-import { extname, join } from 'node:path';
+import { copyFile, readdir, rename, rm, stat } from 'node:fs/promises';
+import { extname, join, relative } from 'node:path';
 import type { Asset } from '../../checks/index.js';
 import type { LocalArtifact } from '../types.js';
 import type { ReportAttachment } from './report.js';
@@ -46,6 +46,48 @@ export async function collectAttachments(
     const path = join(dir, name);
     await moveFile(attachment.path, path);
     collected.push({ name, contentType: attachment.contentType, size: info.size, path });
+  }
+  return collected;
+}
+
+/** Pictures a script saved itself (`page.screenshot({ path })`), by extension. */
+const PICTURES: Record<string, string> = {
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  webp: 'image/webp',
+};
+/** At most this many of them are kept a run. */
+export const MAX_SAVED_PICTURES = 20;
+
+/**
+ * Moves the pictures a script saved in its working folder (`page.screenshot({ path: 'home.png' })`) into
+ * `dir`, named after their path there (`shots/cart.png` → `shots-cart.png`); the first 20 it saved. The
+ * runtime's packages and Playwright's output folder (`skip`) are not searched.
+ */
+export async function collectSavedPictures(
+  workDir: string,
+  dir: string,
+  taken: Set<string>,
+  skip: readonly string[] = ['node_modules', 'test-results'],
+): Promise<LocalArtifact[]> {
+  const found: { path: string; type: string; size: number; mtimeMs: number }[] = [];
+  const entries = await readdir(workDir, { recursive: true, withFileTypes: true }).catch(() => []);
+  for (const entry of entries) {
+    const path = join(entry.parentPath, entry.name);
+    const top = relative(workDir, path).split('/')[0] ?? '';
+    const type = PICTURES[extname(entry.name).slice(1).toLowerCase()];
+    if (!entry.isFile() || !type || skip.includes(top)) continue;
+    const info = await stat(path).catch(() => null);
+    if (info) found.push({ path, type, size: info.size, mtimeMs: info.mtimeMs });
+  }
+  found.sort((a, b) => a.mtimeMs - b.mtimeMs);
+  const collected: LocalArtifact[] = [];
+  for (const picture of found.slice(0, MAX_SAVED_PICTURES)) {
+    const wanted = relative(workDir, picture.path).slice(0, -extname(picture.path).length);
+    const name = uniqueName(wanted, extname(picture.path).slice(1).toLowerCase(), taken);
+    await moveFile(picture.path, join(dir, name));
+    collected.push({ name, contentType: picture.type, size: picture.size, path: join(dir, name) });
   }
   return collected;
 }

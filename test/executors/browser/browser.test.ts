@@ -140,6 +140,30 @@ describe.skipIf(noChromium)('BROWSER checks', () => {
     expect(await processesWith(`RUN_TAG=${tag}`)).toEqual([]);
   });
 
+  it('keep the screenshots a script saves itself as artifacts', async () => {
+    const outcome = await runScript(
+      browserCheck(`
+        test('shots', async ({ page }) => {
+          await page.goto(process.env.SITE);
+          await page.screenshot({ path: 'home.png' });
+          await page.screenshot({ path: 'shots/cart.jpeg', type: 'jpeg' });
+        });`),
+    );
+    expect(outcome.status).toBe('PASSED');
+    const pictures = (outcome.attempt.artifacts ?? []).filter((a) => a.contentType.startsWith('image/'));
+    expect(pictures.map(({ name, contentType }) => ({ name, contentType }))).toEqual([
+      { name: 'home.png', contentType: 'image/png' },
+      { name: 'shots-cart.jpeg', contentType: 'image/jpeg' },
+    ]);
+    const [png, jpeg] = await Promise.all(pictures.map((p) => readFile(p.path)));
+    expect(png?.subarray(1, 4).toString()).toBe('PNG');
+    expect(jpeg?.subarray(0, 2).toString('hex')).toBe('ffd8');
+    expect(outcome.detail.assets.map((a) => a.name)).toEqual(
+      expect.arrayContaining(['home.png', 'shots-cart.jpeg']),
+    );
+    await cleanUp(outcome);
+  });
+
   it('mask secret variables in errors and logs, in URL-encoded form too', async () => {
     const outcome = await runScript(
       browserCheck(
