@@ -89,11 +89,9 @@ describe.skipIf(!canRunNonRootAgent || noChromium || noEngine)(
       location: CreatedLocation,
       switchable: boolean,
       env: Record<string, string> = {},
+      scriptUsers = SCRIPT_USERS,
     ) {
-      const setup = await nonRootAgent(join(dir, location.slugName.slice(0, 2)), {
-        switchable,
-        scriptUsers: SCRIPT_USERS,
-      });
+      const setup = await nonRootAgent(join(dir, location.slugName.slice(0, 2)), { switchable, scriptUsers });
       const agent = new AgentProcess(
         {
           API_KEY: location.key,
@@ -223,6 +221,47 @@ test('waits forever', async ({ page }) => {
       expect(logsOf(result)).toContain('page open');
       await waitFor('the run folder removed', async () => (await readdir(setup.workDir)).length === 0);
       for (const uid of uids) expect(await userProcesses(uid)).toEqual([]);
+    });
+    it('stops a running check suite cancelled through the API, leaving no process of its user', {
+      timeout: 120_000,
+    }, async () => {
+      const location = await createLocation(server, 'cancel');
+      // A range of its own: every process of these uids belongs to this agent's runs.
+      const range = { first: 61410, last: 61411 };
+      const { setup } = await startAgent(location, true, {}, range);
+      const archive = join(dir, 'hang.tar.gz');
+      await packSuite(archive);
+      const bundle = await uploadBundle(server, await readFile(archive));
+      const shared = join(dir, 'shared-cancel');
+      await promisify(execFile)('install', ['-d', '-m', '0777', shared]);
+      const created = await server.api(
+        'POST',
+        '/v1/checks/playwright',
+        playwrightCheck(`bundle:${bundle.body.id}`, {
+          privateLocations: ['cancel'],
+          installCommand: INSTALL,
+          pwProjects: ['desktop'],
+          pwTags: ['@hang'],
+          engine: 'node22',
+          environmentVariables: suiteVariables(shop, join(shared, 'installs.log')),
+        }),
+      );
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      const [session] = await trigger(server, [created.body.id]);
+      // Cancelled once the suite's browser is up, as its user.
+      const browserUp = async () => {
+        for (const pid of await userProcesses(range.first)) {
+          const comm = await readFile(`/proc/${pid}/comm`, 'utf8').catch(() => '');
+          if (comm.startsWith('chrom')) return true;
+        }
+        return false;
+      };
+      await waitFor("the suite's browser running", browserUp, 60_000);
+      const cancelled = await server.api('POST', `/v1/check-sessions/${session}/cancel`);
+      expect(cancelled.status).toBe(200);
+      expect(await completed(server, session ?? '', 60_000)).toMatchObject({ status: 'CANCELLED' });
+      await waitFor('no process of the run', async () => (await userProcesses(range.first)).length === 0);
+      await waitFor('the run folder removed', async () => (await readdir(setup.workDir)).length === 0);
     });
   },
 );
