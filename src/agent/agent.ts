@@ -162,7 +162,7 @@ export async function startAgent(config: AgentConfig, options: AgentOptions = {}
   const capabilities = await probeCapabilities();
   const runtimes = bundledRuntimes();
   const engines = bundledEngines();
-  const scriptUsers = scriptUsersSummary();
+  const scriptUsers = scriptUsersSummary(capacity.light + capacity.browser);
   const hello = () =>
     helloMessage({ agentId, capabilities, runtimes, engines, slots: capacity, running: leasedRunIds() });
   const reconnect = options.reconnect ?? { baseMs: 1000, maxMs: 60_000 };

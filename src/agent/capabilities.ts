@@ -66,10 +66,18 @@ export function bundledEngines(): EngineId[] {
   return availableEngines(scriptSettingsFromEnv().runtimesDir);
 }
 
-/** Who scripts run as here, for the start-up log: the mode, and a warning when they are not kept from the agent. */
-export function scriptUsersSummary(): { mode: string; warning: string | null } {
+/**
+ * Who scripts run as here, for the start-up log: the mode, and a warning when they are not kept from the agent,
+ * or when a per-run range holds fewer uids than the agent has run slots (`slots`).
+ */
+export function scriptUsersSummary(slots: number): { mode: string; warning: string | null } {
   const users = scriptSettingsFromEnv().scriptUsers;
   if (users.mode === 'agent') return { mode: 'agent', warning: users.warning };
   if (users.mode === 'shared') return { mode: `uid ${users.user.uid}`, warning: users.warning ?? null };
-  return { mode: `a uid per run, ${users.first}-${users.last}`, warning: null };
+  const size = users.last - users.first + 1;
+  const short =
+    size < slots
+      ? `VANTAGE_SCRIPT_USERS holds ${size} uids for ${slots} run slots: scripts beyond ${size} at once wait for a uid`
+      : null;
+  return { mode: `a uid per run, ${users.first}-${users.last}`, warning: short };
 }

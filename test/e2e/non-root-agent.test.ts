@@ -98,6 +98,7 @@ describe.skipIf(!canRunNonRootAgent || noChromium || noEngine)(
           API_URL: server.url,
           AGENT_HEALTH_PORT: '0',
           AGENT_DATA_DIR: join(setup.workDir, '..', 'data'),
+          JOB_CONCURRENCY: '2',
           BROWSER_CONCURRENCY: '2',
           ...setup.env,
           ...env,
@@ -228,7 +229,13 @@ test('waits forever', async ({ page }) => {
       const location = await createLocation(server, 'cancel');
       // A range of its own: every process of these uids belongs to this agent's runs.
       const range = { first: 61410, last: 61411 };
-      const { setup } = await startAgent(location, true, {}, range);
+      const { agent, setup } = await startAgent(location, true, {}, range);
+      const short = await agent.waitForLog('the warning', (l) =>
+        String(l.msg).includes('VANTAGE_SCRIPT_USERS'),
+      );
+      expect(short.msg).toBe(
+        'VANTAGE_SCRIPT_USERS holds 2 uids for 4 run slots: scripts beyond 2 at once wait for a uid',
+      );
       const archive = join(dir, 'hang.tar.gz');
       await packSuite(archive);
       const bundle = await uploadBundle(server, await readFile(archive));
