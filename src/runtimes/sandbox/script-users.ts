@@ -33,7 +33,7 @@ export interface RunUser extends ScriptUser {
 }
 
 const NOBODY: ScriptUser = { uid: 65534, gid: 65534 };
-const DOCS = 'docs/browser-checks.md, "Sandbox"';
+const DOCS = 'docs/browser-checks.md, "Script users"';
 
 /**
  * The users from the environment. As root: `VANTAGE_SCRIPT_USERS=FIRST-LAST` gives each run a user of its
