@@ -19,6 +19,7 @@ export {
 export { RunLog, stripAnsi } from './sandbox/output.js';
 export { killRunProcesses, killUserProcesses, runProcesses, userProcesses } from './sandbox/processes.js';
 export { createRunFolder, handOver, type RunFolder, removeRunFolder } from './sandbox/run-folder.js';
+export { openRunSpace, type RunSpace } from './sandbox/run-space.js';
 export {
   acquireRunUser,
   commandAs,

@@ -5,8 +5,7 @@ import { resolveRuntime } from './catalog.js';
 import { HOST_NODE_BIN } from './engines.js';
 import { runMarker, type ScriptIdentity, scriptEnvironment } from './sandbox/environment.js';
 import { RunLog } from './sandbox/output.js';
-import { createRunFolder, handOver, removeRunFolder } from './sandbox/run-folder.js';
-import { acquireRunUser } from './sandbox/script-users.js';
+import { openRunSpace } from './sandbox/run-space.js';
 import { nodeHeapFlag, runSandboxed } from './sandbox/spawn.js';
 import type { ScriptSettings } from './settings.js';
 
@@ -43,9 +42,9 @@ export async function runNodeScript(request: NodeScriptRequest): Promise<NodeScr
   const runtime = resolveRuntime(request.runtimeId, request.settings.runtimesDir);
   if (runtime instanceof Error) return { globals: null, logs: [], error: runtime.message };
   const { settings } = request;
-  const user = await acquireRunUser(settings.scriptUsers, request.signal).catch(() => undefined);
-  if (user === undefined) return { globals: null, logs: [], error: 'the script was stopped' };
-  const folder = await createRunFolder(settings.workDir, request.identity.runId);
+  const space = await openRunSpace(settings, request.identity.runId, request.signal);
+  if (!space) return { globals: null, logs: [], error: 'the script was stopped' };
+  const { folder, user } = space;
   try {
     const files = {
       input: join(folder.work, 'input.json'),
@@ -55,7 +54,7 @@ export async function runNodeScript(request: NodeScriptRequest): Promise<NodeScr
     await writeFile(files.input, JSON.stringify(request.globals));
     await writeFile(files.script, request.code);
     await symlink(runtime.nodeModules, join(folder.work, 'node_modules'), 'dir');
-    await handOver(folder, user);
+    await space.handOver();
     const log = new RunLog();
     const runner = join(runtime.nodeModules, '@vantage', 'playwright-helpers', 'internal', 'node-script.js');
     const exit = await runSandboxed({
@@ -75,8 +74,7 @@ export async function runNodeScript(request: NodeScriptRequest): Promise<NodeScr
     if (output !== null) return { globals: JSON.parse(output) as Record<string, unknown>, logs, error: null };
     return { globals: null, logs, error: failureOf(exit, logs) };
   } finally {
-    await removeRunFolder(folder, false, user);
-    user?.release();
+    await space.close(false);
   }
 }
 

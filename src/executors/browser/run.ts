@@ -1,14 +1,11 @@
 import type { BrowserCheck, MultiStepCheck } from '../../checks/index.js';
 import {
-  acquireRunUser,
   chromiumMissing,
-  createRunFolder,
   findChromium,
   HOST_NODE_BIN,
-  handOver,
   nodeHeapFlag,
+  openRunSpace,
   RunLog,
-  removeRunFolder,
   resolveRuntime,
   runMarker,
   runSandboxed,
@@ -47,9 +44,9 @@ export async function runBrowserScript(
     return scriptNotRun(kind, `BROWSER check cannot run: ${chromiumMissing(options.chromiumPath)}`);
   }
 
-  const user = await acquireRunUser(options.scriptUsers, context.signal).catch(() => undefined);
-  if (user === undefined) return scriptNotRun(kind, 'the run was stopped');
-  const folder = await createRunFolder(options.workDir, context.runId);
+  const space = await openRunSpace(options, context.runId, context.signal);
+  if (!space) return scriptNotRun(kind, 'the run was stopped');
+  const { folder, user } = space;
   let attempt: Attempt | undefined;
   try {
     const files = await prepareBrowserRun(folder, check.script, runtime, { chromium, ...options });
@@ -57,7 +54,7 @@ export async function runBrowserScript(
       path: [HOST_NODE_BIN],
       extra: files.browsersPath ? { PLAYWRIGHT_BROWSERS_PATH: files.browsersPath } : {},
     });
-    await handOver(folder, user);
+    await space.handOver();
     const log = new RunLog();
     const exit = await runSandboxed({
       file: process.execPath,
@@ -85,7 +82,6 @@ export async function runBrowserScript(
     attempt = scriptAttempt({ kind, startedAt, exit, summary, log, artifacts });
     return attempt;
   } finally {
-    await removeRunFolder(folder, (attempt?.artifacts?.length ?? 0) > 0, user);
-    user?.release();
+    await space.close((attempt?.artifacts?.length ?? 0) > 0);
   }
 }

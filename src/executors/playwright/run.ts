@@ -3,16 +3,13 @@ import { chmod, chown, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { PlaywrightCheck } from '../../checks/index.js';
 import {
-  acquireRunUser,
   availableEngines,
-  createRunFolder,
   enginePath,
   findChromium,
   findEngine,
-  handOver,
+  openRunSpace,
   RunLog,
   type RunUser,
-  removeRunFolder,
   runAs,
   runMarker,
   runSandboxed,
@@ -83,9 +80,9 @@ export async function runCheckSuite(
     );
   }
 
-  const user = await acquireRunUser(options.scriptUsers, context.signal).catch(() => undefined);
-  if (user === undefined) return scriptNotRun(kind, 'the run was stopped');
-  const folder = await createRunFolder(options.workDir, context.runId);
+  const space = await openRunSpace(options, context.runId, context.signal);
+  if (!space) return scriptNotRun(kind, 'the run was stopped');
+  const { folder, user } = space;
   const log = new RunLog();
   let artifacts: LocalArtifact[] = [];
   const notRun = (setupError: string) =>
@@ -119,7 +116,7 @@ export async function runCheckSuite(
       memoryLimitMb: options.memoryLimitMb,
       user,
     };
-    await handOver(folder, user);
+    await space.handOver();
     const installError = await installDependencies({
       projectDir,
       installCommand: check.installCommand,
@@ -140,7 +137,7 @@ export async function runCheckSuite(
       options.ffmpegPath,
       join(runner, 'browsers'),
     );
-    await handOver(folder, user);
+    await space.handOver();
     const line = testCommandLine(check.testCommand, files.wrapper, check.pwProjects, check.pwTags);
     log.add('INFO', `$ ${line.replace(files.wrapper, check.playwrightConfigPath)}`);
     const exit = await runSandboxed({
@@ -162,7 +159,6 @@ export async function runCheckSuite(
     if (html) artifacts.push(html);
     return scriptAttempt({ kind, startedAt, exit, summary, log, artifacts });
   } finally {
-    await removeRunFolder(folder, artifacts.length > 0, user);
-    user?.release();
+    await space.close(artifacts.length > 0);
   }
 }

@@ -61,7 +61,7 @@ describe.skipIf(noChromium || noFfmpeg)('videos of BROWSER runs', () => {
     await cleanUp(outcome);
   });
 
-  it('are kept only for failed runs with "retain-on-failure"', async () => {
+  it('are kept only for failed runs with "retain-on-failure"', { timeout: 90_000 }, async () => {
     const execute = createBrowserExecutor({ video: 'retain-on-failure' }) as Executor;
     const passed = await runScript(check(`test('fine', async ({ page }) => {${PAGE_VISIT}\n});`), {
       executors: { BROWSER: execute },

@@ -50,7 +50,9 @@ const installs = async () =>
   (await readFile(installLog, 'utf8').catch(() => '')).split('\n').filter(Boolean).length;
 
 describe.skipIf(noChromium || noEngine)('PLAYWRIGHT check suites', () => {
-  it('run the chosen projects and tags; the second run installs from the cache', async () => {
+  it('run the chosen projects and tags; the second run installs from the cache', {
+    timeout: 120_000,
+  }, async () => {
     const first = await runScript(suiteCheck(), { executors: { PLAYWRIGHT: execute } });
     expect(first.status).toBe('PASSED');
     expect(first.detail.tests.map((t) => `${t.project}: ${t.title} ${t.status}`)).toEqual([
