@@ -5,7 +5,8 @@
  * cannot read the agent's environment nor signal it, and leave neither a process nor a folder behind.
  */
 import { execFile } from 'node:child_process';
-import { chmod, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { chmod, chown, mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -23,7 +24,7 @@ import { playwrightCheck, uploadBundle } from '../server/bundles/support.js';
 import { waitFor } from '../support/agent.js';
 import { AgentProcess } from '../support/agent-process.js';
 import type { TestServer as HttpServer } from '../support/http-servers.js';
-import { canRunNonRootAgent, nonRootAgent } from '../support/non-root-agent.js';
+import { AGENT_USER, canRunNonRootAgent, nonRootAgent } from '../support/non-root-agent.js';
 import { agentsOf, checkResults, completed, FAST_RUNS, trigger } from '../support/runs.js';
 import { type CreatedLocation, createLocation, startTestServer, type TestServer } from '../support/server.js';
 
@@ -57,6 +58,22 @@ test('the shop answers', async ({ request }) => {
 const SETUP_SCRIPT = `${HUNT}
 huntForTheKey(process.ppid);
 request.headers['X-Setup'] = 'ran';`;
+
+/** A run folder as a dead agent leaves it, `hoursAgo` old, with a folder only `uid` may enter. */
+async function leftBehindRunFolder(workDir: string, uid: number, hoursAgo = 7): Promise<string> {
+  const root = join(workDir, 'dead0000-abcdef');
+  const make = (path: string, owner: number, mode: string) =>
+    promisify(execFile)('install', ['-d', '-o', String(owner), '-g', String(owner), '-m', mode, path]);
+  await make(workDir, AGENT_USER, '0711');
+  await make(root, AGENT_USER, '0777');
+  await make(join(root, 'work'), AGENT_USER, '0777');
+  await make(join(root, 'work', 'test-results'), uid, '0700');
+  await writeFile(join(root, 'work', 'test-results', 'trace.zip'), 'left behind');
+  await chown(join(root, 'work', 'test-results', 'trace.zip'), uid, uid);
+  const then = new Date(Date.now() - hoursAgo * 3600_000);
+  await utimes(root, then, then);
+  return root;
+}
 
 const logsOf = (result: any): string[] => {
   const detail =
@@ -119,6 +136,8 @@ describe.skipIf(!canRunNonRootAgent || noChromium || noEngine)(
       expect(await agent.waitForLog('agent started', (l) => l.msg === 'agent started')).toMatchObject({
         scriptUsers: `a uid per run, ${SCRIPT_USERS.first}-${SCRIPT_USERS.last}`,
       });
+      // A run folder an earlier agent left when it died, 7 hours ago: its script's user made a private folder.
+      const stale = await leftBehindRunFolder(setup.workDir, SCRIPT_USERS.first + 1);
 
       const archive = join(dir, 'suite.tar.gz');
       await packSuite(archive);
@@ -182,6 +201,8 @@ describe.skipIf(!canRunNonRootAgent || noChromium || noEngine)(
 
       expect(agent.stdout).not.toContain(location.key);
       expect(agent.lines.filter((l) => l.level === 'warn' || l.level === 'error')).toEqual([]);
+      // The stale folder went with the first run's sweep, although the agent could not remove it itself.
+      expect(existsSync(stale)).toBe(false);
       expect(await readdir(setup.workDir)).toEqual([]);
       for (const uid of uids) expect(await userProcesses(uid)).toEqual([]);
     });

@@ -1,8 +1,8 @@
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { lstat, mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
-import { type RunUser, runAs } from './script-users.js';
+import { type RunUser, runAs, type ScriptUsers } from './script-users.js';
 
 /** The folders of one run; nothing in them outlives the run but the artifacts handed to the caller. */
 export interface RunFolder {
@@ -19,24 +19,29 @@ export interface RunFolder {
 const STALE_MS = 6 * 60 * 60_000;
 const swept = new Set<string>();
 
-/** A new folder for one run under `workDir`; the first call per `workDir` also clears stale ones. */
-export async function createRunFolder(workDir: string, runId: string): Promise<RunFolder> {
+/**
+ * A new folder for one run under `workDir`; the first call per `workDir` also clears stale ones, as their
+ * scripts' users where `users` says who those may be.
+ */
+export async function createRunFolder(
+  workDir: string,
+  runId: string,
+  users?: ScriptUsers,
+): Promise<RunFolder> {
   await mkdir(workDir, { recursive: true, mode: 0o711 });
   if (!swept.has(workDir)) {
     swept.add(workDir);
-    await removeStale(workDir);
+    await removeStale(workDir, users);
   }
   // Short: Chromium's singleton socket lives under the run's TMPDIR, and socket paths hold 107 bytes at most.
   const label = runId.replace(/[^A-Za-z0-9]/g, '').slice(0, 8) || 'run';
-  const root = await mkdtemp(join(workDir, `${label}-`));
-  const folder = {
-    root,
-    work: join(root, 'work'),
-    tmp: join(root, 'tmp'),
-    artifacts: join(root, 'artifacts'),
-  };
+  const folder = foldersOf(await mkdtemp(join(workDir, `${label}-`)));
   await Promise.all([folder.work, folder.tmp, folder.artifacts].map((dir) => mkdir(dir)));
   return folder;
+}
+
+function foldersOf(root: string): RunFolder {
+  return { root, work: join(root, 'work'), tmp: join(root, 'tmp'), artifacts: join(root, 'artifacts') };
 }
 
 /**
@@ -60,15 +65,41 @@ export async function removeRunFolder(
   await Promise.all(others.map((path) => rm(path, { recursive: true, force: true, maxRetries: 2 })));
 }
 
-async function removeStale(workDir: string): Promise<void> {
+async function removeStale(workDir: string, users: ScriptUsers | undefined): Promise<void> {
   const now = Date.now();
   for (const name of await readdir(workDir).catch(() => [])) {
     const path = join(workDir, name);
     const info = await stat(path).catch(() => null);
-    // A folder a non-root agent cannot remove (made by a script's user) stays; the run goes on regardless.
-    if (info && now - info.mtimeMs > STALE_MS)
-      await rm(path, { recursive: true, force: true }).catch(() => {});
+    if (!info || now - info.mtimeMs <= STALE_MS) continue;
+    if (
+      await rm(path, { recursive: true, force: true }).then(
+        () => true,
+        () => false,
+      )
+    )
+      continue;
+    // What a non-root agent cannot remove was made by its scripts' users: removed as each of them.
+    if (users?.mode !== 'per-run' || !users.via) continue;
+    for (const uid of await ownersWithin(path, users)) {
+      const user = { uid, gid: uid, via: users.via, exclusive: true, release: () => {} };
+      await removeRunFolder(foldersOf(path), false, user).catch(() => {});
+    }
   }
+}
+
+/** The uids of `range` that own something in the first two levels of `root` (a run folder). */
+async function ownersWithin(root: string, range: { first: number; last: number }): Promise<number[]> {
+  const owners = new Set<number>();
+  const paths = [root];
+  for (const name of await readdir(root).catch(() => [])) {
+    const child = join(root, name);
+    paths.push(child, ...(await readdir(child).catch(() => [])).map((inner) => join(child, inner)));
+  }
+  for (const path of paths) {
+    const uid = (await lstat(path).catch(() => null))?.uid;
+    if (uid !== undefined && uid >= range.first && uid <= range.last) owners.add(uid);
+  }
+  return [...owners];
 }
 
 /**

@@ -26,7 +26,7 @@ export async function openRunSpace(
   if (user === undefined) return null;
   let folder: RunFolder;
   try {
-    folder = await createRunFolder(settings.workDir, runId);
+    folder = await createRunFolder(settings.workDir, runId, settings.scriptUsers);
   } catch (error) {
     user?.release();
     throw error;
