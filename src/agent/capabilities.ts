@@ -8,6 +8,7 @@ import {
   findChromium,
   installedRuntimes,
   scriptSettingsFromEnv,
+  scriptUsersWarning,
 } from '../runtimes/index.js';
 
 export interface Capability {
@@ -72,8 +73,8 @@ export function bundledEngines(): EngineId[] {
  */
 export function scriptUsersSummary(slots: number): { mode: string; warning: string | null } {
   const users = scriptSettingsFromEnv().scriptUsers;
-  if (users.mode === 'agent') return { mode: 'agent', warning: users.warning };
-  if (users.mode === 'shared') return { mode: `uid ${users.user.uid}`, warning: users.warning ?? null };
+  if (users.mode === 'agent') return { mode: 'agent', warning: scriptUsersWarning(users) };
+  if (users.mode === 'shared') return { mode: `uid ${users.user.uid}`, warning: scriptUsersWarning(users) };
   const size = users.last - users.first + 1;
   const short =
     size < slots

@@ -17,16 +17,14 @@ export {
   scriptEnvironment,
 } from './sandbox/environment.js';
 export { RunLog, stripAnsi } from './sandbox/output.js';
-export { killRunProcesses, killUserProcesses, runProcesses, userProcesses } from './sandbox/processes.js';
+export { killRunProcesses, runProcesses, userProcesses } from './sandbox/processes.js';
 export { createRunFolder, handOver, type RunFolder, removeRunFolder } from './sandbox/run-folder.js';
 export { openRunSpace, type RunSpace } from './sandbox/run-space.js';
 export {
   acquireRunUser,
-  commandAs,
   type RunUser,
-  runAs,
-  type ScriptUser,
   type ScriptUsers,
+  scriptUsersWarning,
 } from './sandbox/script-users.js';
 export {
   memoryCapAvailable,
@@ -35,4 +33,5 @@ export {
   type SandboxExit,
   type SandboxedCommand,
 } from './sandbox/spawn.js';
+export { userCacheFolder } from './sandbox/user-cache.js';
 export { type ScriptSettings, scriptSettingsFromEnv } from './settings.js';

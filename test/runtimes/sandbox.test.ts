@@ -255,4 +255,14 @@ describe('users of their own per run', () => {
     expect(again?.uid).toBe(61201);
     again?.release();
   });
+
+  it('turns a run already stopped away without taking the place of one that waits', async () => {
+    const single: ScriptUsers = { mode: 'per-run', first: 61210, last: 61210, via: null };
+    const holder = await acquireRunUser(single);
+    const waiting = acquireRunUser(single);
+    await expect(acquireRunUser(single, AbortSignal.abort(new Error('stopped')))).rejects.toThrow('stopped');
+    holder?.release();
+    expect((await waiting)?.uid).toBe(61210);
+    (await waiting)?.release();
+  });
 });

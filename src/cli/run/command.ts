@@ -7,7 +7,7 @@ import {
   type Variable,
 } from '../../checks/index.js';
 import { runCheckSession } from '../../executors/run/session.js';
-import { scriptSettingsFromEnv } from '../../runtimes/index.js';
+import { scriptSettingsFromEnv, scriptUsersWarning } from '../../runtimes/index.js';
 import { REPORTERS, type ReporterName } from '../reporters/index.js';
 import { loadCheckFiles, parseEnvAssignment } from './load.js';
 
@@ -108,6 +108,5 @@ export async function runCommand(
 /** Why scripts cannot run as other users, when this was asked for (VANTAGE_SCRIPT_USERS, VANTAGE_USER_SWITCH). */
 function isolationWarning(): string | null {
   if (!process.env.VANTAGE_SCRIPT_USERS && !process.env.VANTAGE_USER_SWITCH) return null;
-  const users = scriptSettingsFromEnv().scriptUsers;
-  return users.mode === 'per-run' ? null : (users.warning ?? null);
+  return scriptUsersWarning(scriptSettingsFromEnv().scriptUsers);
 }

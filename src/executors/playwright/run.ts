@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { chmod, chown, mkdir } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { PlaywrightCheck } from '../../checks/index.js';
 import {
@@ -9,12 +9,11 @@ import {
   findEngine,
   openRunSpace,
   RunLog,
-  type RunUser,
-  runAs,
   runMarker,
   runSandboxed,
   type ScriptSettings,
   scriptEnvironment,
+  userCacheFolder,
 } from '../../runtimes/index.js';
 import { collectAttachments } from '../script/artifacts.js';
 import { scriptAttempt, scriptNotRun } from '../script/attempt.js';
@@ -28,31 +27,6 @@ import { DependencyCache } from './dependency-cache.js';
 import { HTML_REPORT_NAME, packHtmlReport } from './html-report.js';
 import { installDependencies } from './install.js';
 import { writeWrapperConfig } from './wrapper-config.js';
-
-/**
- * npm's download cache, shared by the installs of all suites that run as one user, and owned by it: with a
- * user per run, each uid has its own (so that no run can change what another installs). A non-root agent,
- * which cannot give a folder away, has the user make its own in a folder open to all (sticky, like /tmp).
- */
-async function npmCacheFor(options: ScriptSettings, user: RunUser | null): Promise<string> {
-  if (!user?.exclusive) {
-    const dir = join(options.cacheDir, 'npm');
-    await mkdir(dir, { recursive: true });
-    if (user) await chown(dir, user.uid, user.gid);
-    return dir;
-  }
-  const users = join(options.cacheDir, 'npm-users');
-  const dir = join(users, String(user.uid));
-  await mkdir(users, { recursive: true });
-  if (!user.via) {
-    await mkdir(dir, { recursive: true });
-    await chown(dir, user.uid, user.gid);
-    return dir;
-  }
-  await chmod(users, 0o1777);
-  await runAs(user, ['mkdir', '-p', dir]);
-  return dir;
-}
 
 /** The log reporter lives in the helpers package of the runtimes folder; a suite's own packages lack it. */
 function logReporterOf(runtimesDir: string): string {
@@ -106,7 +80,7 @@ export async function runCheckSuite(
 
     const env = scriptEnvironment(identityOf(check, context, engine.id), context.variables.toEnv(), folder, {
       path: await enginePath(engine, runner),
-      defaults: { npm_config_cache: await npmCacheFor(options, user) },
+      defaults: { npm_config_cache: await userCacheFolder(options.cacheDir, 'npm', user) },
       extra: { PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: '1' },
     });
     const sandbox = {

@@ -58,18 +58,18 @@ const PICTURES: Record<string, string> = {
   webp: 'image/webp',
 };
 /** At most this many of them are kept a run. */
-export const MAX_SAVED_PICTURES = 20;
+const MAX_SAVED_PICTURES = 20;
+/** Folders of the working folder that hold no picture of the script's: the runtime's packages, Playwright's output. */
+const NOT_SEARCHED = ['node_modules', 'test-results'];
 
 /**
  * Moves the pictures a script saved in its working folder (`page.screenshot({ path: 'home.png' })`) into
- * `dir`, named after their path there (`shots/cart.png` → `shots-cart.png`); the first 20 it saved. The
- * runtime's packages and Playwright's output folder (`skip`) are not searched.
+ * `dir`, named after their path there (`shots/cart.png` → `shots-cart.png`); the first 20 it saved.
  */
 export async function collectSavedPictures(
   workDir: string,
   dir: string,
   taken: Set<string>,
-  skip: readonly string[] = ['node_modules', 'test-results'],
 ): Promise<LocalArtifact[]> {
   const found: { path: string; type: string; size: number; mtimeMs: number }[] = [];
   const entries = await readdir(workDir, { recursive: true, withFileTypes: true }).catch(() => []);
@@ -77,7 +77,7 @@ export async function collectSavedPictures(
     const path = join(entry.parentPath, entry.name);
     const top = relative(workDir, path).split('/')[0] ?? '';
     const type = PICTURES[extname(entry.name).slice(1).toLowerCase()];
-    if (!entry.isFile() || !type || skip.includes(top)) continue;
+    if (!entry.isFile() || !type || NOT_SEARCHED.includes(top)) continue;
     const info = await stat(path).catch(() => null);
     if (info) found.push({ path, type, size: info.size, mtimeMs: info.mtimeMs });
   }

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { lstat, mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
-import { type RunUser, runAs, type ScriptUsers } from './script-users.js';
+import { perRunUser, type RunUser, runAs, type ScriptUsers } from './script-users.js';
 
 /** The folders of one run; nothing in them outlives the run but the artifacts handed to the caller. */
 export interface RunFolder {
@@ -81,8 +81,7 @@ async function removeStale(workDir: string, users: ScriptUsers | undefined): Pro
     // What a non-root agent cannot remove was made by its scripts' users: removed as each of them.
     if (users?.mode !== 'per-run' || !users.via) continue;
     for (const uid of await ownersWithin(path, users)) {
-      const user = { uid, gid: uid, via: users.via, exclusive: true, release: () => {} };
-      await removeRunFolder(foldersOf(path), false, user).catch(() => {});
+      await removeRunFolder(foldersOf(path), false, perRunUser(uid, users.via)).catch(() => {});
     }
   }
 }

@@ -141,6 +141,7 @@ export async function acquireRunUser(users: ScriptUsers, signal?: AbortSignal): 
   if (users.mode === 'agent') return null;
   if (users.mode === 'shared') return { ...users.user, via: null, exclusive: false, release: () => {} };
   const pool = poolOf(users.first, users.last);
+  if (signal?.aborted) throw signal.reason ?? new Error('aborted');
   const uid =
     pool.free.shift() ??
     (await new Promise<number>((resolve, reject) => {
@@ -152,24 +153,27 @@ export async function acquireRunUser(users: ScriptUsers, signal?: AbortSignal): 
         signal?.removeEventListener('abort', onAbort);
         resolve(uid);
       };
-      if (signal?.aborted) return onAbort();
       pool.waiting.push(take);
       signal?.addEventListener('abort', onAbort, { once: true });
     }));
   let released = false;
-  return {
-    uid,
-    gid: uid,
-    via: users.via,
-    exclusive: true,
-    release: () => {
-      if (released) return;
-      released = true;
-      const next = pool.waiting.shift();
-      if (next) next(uid);
-      else pool.free.unshift(uid);
-    },
-  };
+  return perRunUser(uid, users.via, () => {
+    if (released) return;
+    released = true;
+    const next = pool.waiting.shift();
+    if (next) next(uid);
+    else pool.free.unshift(uid);
+  });
+}
+
+/** The per-run user `uid` (its gid the same), switched to through `via`; `release` gives it back. */
+export function perRunUser(uid: number, via: string | null, release: () => void = () => {}): RunUser {
+  return { uid, gid: uid, via, exclusive: true, release };
+}
+
+/** Why scripts are not kept from the agent as asked, or a setting was ignored; null when all is as asked. */
+export function scriptUsersWarning(users: ScriptUsers): string | null {
+  return users.mode === 'per-run' ? null : (users.warning ?? null);
 }
 
 /** How to start `argv` as `user` (the agent's own user when null): the program, its arguments, uid and gid. */

@@ -142,7 +142,7 @@ export class Gateway {
   }
 }
 
-/** Answers a refused upgrade with the API's error body, before any WebSocket exists. */
+/** The answer to an agent that connects while this server stops. */
 const SHUTTING_DOWN = new ApiError(
   503,
   'The control plane is shutting down',
@@ -150,6 +150,7 @@ const SHUTTING_DOWN = new ApiError(
   { 'Retry-After': '1' },
 );
 
+/** Answers a refused upgrade with the API's error body, before any WebSocket exists. */
 function reject(socket: Duplex, error: unknown): void {
   const apiError = error instanceof ApiError ? error : new ApiError(500, 'Internal server error');
   const body = JSON.stringify(errorBody(apiError.statusCode, apiError.message, apiError.attributes));
