@@ -4,14 +4,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { noChromium } from '../executors/browser/support.js';
 import {
-  INSTALL,
+  bundledSuiteCheck,
   noEngine,
   packSuite,
   runtimesDir,
   startShop,
-  suiteVariables,
 } from '../executors/playwright/suite-fixture.js';
-import { playwrightCheck, uploadBundle } from '../server/bundles/support.js';
+import { uploadBundle } from '../server/bundles/support.js';
 import { startTestAgent, type TestAgent, waitFor } from '../support/agent.js';
 import type { TestServer as HttpServer } from '../support/http-servers.js';
 import { agentsOf, completed, FAST_RUNS, trigger } from '../support/runs.js';
@@ -68,14 +67,7 @@ describe.skipIf(noChromium || noEngine)('a PLAYWRIGHT check with an uploaded cod
     const check = await server.api(
       'POST',
       '/v1/checks/playwright',
-      playwrightCheck(`bundle:${bundle.body.id}`, {
-        privateLocations: ['lab'],
-        installCommand: INSTALL,
-        pwProjects: ['desktop'],
-        pwTags: ['@smoke'],
-        engine: 'node22',
-        environmentVariables: suiteVariables(shop, installLog),
-      }),
+      bundledSuiteCheck({ bundleId: bundle.body.id, location: 'lab', tag: '@smoke', shop, installLog }),
     );
     expect(check.status).toBe(201);
 

@@ -13,14 +13,8 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { userProcesses } from '../../src/runtimes/index.js';
 import { noChromium } from '../executors/browser/support.js';
-import {
-  INSTALL,
-  noEngine,
-  packSuite,
-  startShop,
-  suiteVariables,
-} from '../executors/playwright/suite-fixture.js';
-import { playwrightCheck, uploadBundle } from '../server/bundles/support.js';
+import { bundledSuiteCheck, noEngine, packSuite, startShop } from '../executors/playwright/suite-fixture.js';
+import { uploadBundle } from '../server/bundles/support.js';
 import { waitFor } from '../support/agent.js';
 import { AgentProcess } from '../support/agent-process.js';
 import type { TestServer as HttpServer } from '../support/http-servers.js';
@@ -165,14 +159,7 @@ describe.skipIf(!canRunNonRootAgent || noChromium || noEngine)(
         server.api(
           'POST',
           '/v1/checks/playwright',
-          playwrightCheck(`bundle:${bundle.body.id}`, {
-            privateLocations: ['image'],
-            installCommand: INSTALL,
-            pwProjects: ['desktop'],
-            pwTags: ['@smoke'],
-            engine: 'node22',
-            environmentVariables: suiteVariables(shop, installLog),
-          }),
+          bundledSuiteCheck({ bundleId: bundle.body.id, location: 'image', tag: '@smoke', shop, installLog }),
         ),
       ]);
       for (const check of created) expect(check.status, JSON.stringify(check.body)).toBe(201);
@@ -265,13 +252,12 @@ test('waits forever', async ({ page }) => {
       const created = await server.api(
         'POST',
         '/v1/checks/playwright',
-        playwrightCheck(`bundle:${bundle.body.id}`, {
-          privateLocations: ['cancel'],
-          installCommand: INSTALL,
-          pwProjects: ['desktop'],
-          pwTags: ['@hang'],
-          engine: 'node22',
-          environmentVariables: suiteVariables(shop, join(shared, 'installs.log')),
+        bundledSuiteCheck({
+          bundleId: bundle.body.id,
+          location: 'cancel',
+          tag: '@hang',
+          shop,
+          installLog: join(shared, 'installs.log'),
         }),
       );
       expect(created.status, JSON.stringify(created.body)).toBe(201);

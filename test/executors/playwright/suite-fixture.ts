@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { findEngine, scriptSettingsFromEnv } from '../../../src/runtimes/index.js';
+import { playwrightCheck } from '../../server/bundles/support.js';
 import { startHttpServer, type TestServer } from '../../support/http-servers.js';
 
 const fixtures = fileURLToPath(new URL('./fixtures/', import.meta.url));
@@ -46,4 +47,22 @@ export function suiteVariables(shop: TestServer, installLog: string): { key: str
     { key: 'PW_MODULES', value: join(runtimesDir, '2026.04', 'node_modules') },
     { key: 'INSTALL_LOG', value: installLog },
   ];
+}
+
+/** The body of a PLAYWRIGHT check (POST /v1/checks/playwright) running the uploaded suite's `tag` tests. */
+export function bundledSuiteCheck(options: {
+  bundleId: string;
+  location: string;
+  tag: string;
+  shop: TestServer;
+  installLog: string;
+}) {
+  return playwrightCheck(`bundle:${options.bundleId}`, {
+    privateLocations: [options.location],
+    installCommand: INSTALL,
+    pwProjects: ['desktop'],
+    pwTags: [options.tag],
+    engine: 'node22',
+    environmentVariables: suiteVariables(options.shop, options.installLog),
+  });
 }
