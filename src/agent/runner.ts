@@ -21,8 +21,15 @@ import { failedBeforeStart } from '../executors/unsupported.js';
 import type { Logger } from '../observability/logger.js';
 import type { AgentMetrics } from '../observability/metrics.js';
 import type { SecretValues } from '../observability/secret-values.js';
-import { type ResultUpload, type RunMessage, type SlotClass, slotClassOf } from '../protocol/index.js';
+import {
+  PROTOCOL_LIMITS,
+  type ResultUpload,
+  type RunMessage,
+  type SlotClass,
+  slotClassOf,
+} from '../protocol/index.js';
 import type { ArtifactUploader } from './delivery/artifacts.js';
+import { boundedResult } from './delivery/bounded-result.js';
 import { BundleFetchError, type BundleFetcher } from './delivery/bundles.js';
 import type { SlotLedger } from './slots/ledger.js';
 import type { SlotQueues } from './slots/queues.js';
@@ -275,7 +282,7 @@ export class Runner {
         attempt: run.attempt,
         agentId: this.options.agentId,
         status,
-        result,
+        result: boundedResult(result, PROTOCOL_LIMITS.resultBytes),
         networkError: end.attempt.networkError,
       },
     };

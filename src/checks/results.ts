@@ -204,3 +204,12 @@ export function failureOf(result: CheckResult): string | null {
     return `response time ${Math.round(result.responseTime)} ms is over the degraded threshold`;
   return null;
 }
+
+/**
+ * A copy of a result record with one more line in its `notes`: what was changed to keep the result (a text cut to
+ * fit, characters the store cannot hold replaced).
+ */
+export function withResultNote<R extends Record<string, unknown>>(record: R, note: string): R {
+  const notes = Array.isArray(record.notes) ? record.notes : [];
+  return { ...record, notes: [...notes, note] };
+}

@@ -16,6 +16,11 @@ export const AGENT_PATHS = {
 export const PROTOCOL_LIMITS = {
   /** Largest artifact accepted, in bytes (150 MB). */
   artifactBytes: 150 * 1024 * 1024,
+  /**
+   * Largest result upload, in bytes: an API check's 25 MB body fits with room to spare; an agent cuts the longest
+   * texts of a larger result (with a note) rather than send one the control plane refuses.
+   */
+  resultBytes: 64 * 1024 * 1024,
   /** How often an agent sends a heartbeat. */
   heartbeatIntervalMs: 10_000,
   /** A lease lasts this long after the last heartbeat that named the run. */

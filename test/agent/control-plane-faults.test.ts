@@ -131,11 +131,45 @@ describe('agent: a control plane that misbehaves', () => {
     expect(target.count('/unavailable')).toBe(1);
   });
 
-  it('drops a result the control plane refuses for good (a 4xx other than 408 and 429), and logs it', async () => {
+  it('sends the essentials of a result the control plane refuses whole, keeping its true status', async () => {
+    const { logs } = await connectedAgent();
+    // Full results (with their detail object) are refused as too large; the essentials are taken.
+    fake.answerResult = (upload) => ('apiCheckResult' in upload.result ? 413 : null);
+    const run = fake.run(apiCheck('http://127.0.0.1:9/closed-port'));
+    fake.send(run);
+    const taken = await fake.waitFor('the essentials', () => fake.results.get(`${run.runId}:1`));
+    expect(logs.text).toContain('sending its essentials instead');
+    expect(taken.status).toBe('FAILED');
+    expect(taken.result).toMatchObject({
+      hasErrors: true,
+      errorResult: { requestError: expect.stringContaining('ECONNREFUSED') },
+      notes: [expect.stringContaining('did not take the full result (HTTP 413)')],
+    });
+  });
+
+  it('counts a result that gets server errors while others get through as refused, and sends its essentials', async () => {
+    const { logs } = await connectedAgent();
+    const poisoned = fake.run(apiCheck(target.url('/poisoned')));
+    fake.answerResult = (upload) =>
+      upload.runId === poisoned.runId && 'apiCheckResult' in upload.result ? 500 : null;
+    fake.send(poisoned);
+    await fake.waitFor('a 500 logged', () => logs.text.includes('it will be sent again'));
+    // Others keep getting through.
+    for (let i = 0; i < 4; i++) {
+      const other = fake.run(apiCheck(target.url(`/fine-${i}`)));
+      fake.send(other);
+      await fake.waitFor('another result', () => fake.results.get(`${other.runId}:1`));
+    }
+    const taken = await fake.waitFor('the essentials', () => fake.results.get(`${poisoned.runId}:1`), 20_000);
+    expect(taken.status).toBe('PASSED');
+    expect(taken.result.notes).toEqual([expect.stringContaining('HTTP 500')]);
+  });
+
+  it('drops a result whose essentials are refused for good too (a 4xx other than 408 and 429), and logs it', async () => {
     const { logs, dataDir } = await connectedAgent();
     fake.resultStatus = 410;
     fake.send(fake.run(apiCheck(target.url('/refused'))));
-    await fake.waitFor('the refusal logged', () => logs.text.includes('refused a result for good'));
+    await fake.waitFor('the refusal logged', () => logs.text.includes('refused even the essentials'));
     const spooled = async () =>
       (await readdir(join(dataDir, 'spool'))).filter((f) => f.endsWith('.result.json')).length;
     await waitFor('an empty spool', async () => (await spooled()) === 0);

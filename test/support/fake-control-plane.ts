@@ -43,6 +43,8 @@ export class FakeControlPlane {
   refuseProtocol = false;
   /** Answer result uploads with this status (and record nothing). */
   resultStatus: number | null = null;
+  /** Per upload: a status to answer it with (recording nothing), or null to take it. */
+  answerResult: ((upload: ResultUpload) => number | null) | null = null;
 
   private connection: WebSocket | null = null;
 
@@ -187,7 +189,8 @@ export class FakeControlPlane {
     if (req.headers['idempotency-key'] !== key) {
       this.violations.push(`result ${key} sent with Idempotency-Key ${req.headers['idempotency-key']}`);
     }
-    if (this.resultStatus !== null) return json(this.resultStatus, { message: 'refused by the test' });
+    const refusal = this.resultStatus ?? this.answerResult?.(parsed.data) ?? null;
+    if (refusal !== null) return json(refusal, { message: 'refused by the test' });
     const duplicate = this.results.has(key);
     if (!duplicate) this.results.set(key, parsed.data);
     json(200, { recorded: !duplicate, duplicate });

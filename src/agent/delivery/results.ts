@@ -1,7 +1,8 @@
 import type { Logger } from '../../observability/logger.js';
-import { AGENT_PATHS } from '../../protocol/index.js';
+import { AGENT_PATHS, type ResultUpload } from '../../protocol/index.js';
 import { Backoff } from '../connection/backoff.js';
 import type { ResultSpool, SpoolEntry } from '../spool/spool.js';
+import { essentialUpload } from './bounded-result.js';
 import type { ControlPlaneHttp } from './http-client.js';
 import { Wakeup } from './wakeup.js';
 
@@ -20,6 +21,21 @@ function refusedForGood(status: number): boolean {
   return status >= 400 && status < 500 && status !== 408 && status !== 429;
 }
 
+/** The run is not this agent's to report (unknown, another agent's, another attempt): nothing can be sent. */
+function notOurs(status: number): boolean {
+  return status === 404 || status === 409;
+}
+
+/** Server errors for one result, while others get through, after which it counts as refused. */
+const SERVER_ERRORS_BEFORE_REFUSED = 3;
+
+/** How one result has fared: server errors since when, and whether only its essentials are sent now. */
+interface Refusals {
+  serverErrors: number;
+  since: number;
+  essential: ResultUpload | null;
+}
+
 /**
  * Sends spooled results, oldest first, each with its Idempotency-Key, and deletes a result only once the control
  * plane has acknowledged it. When the control plane cannot be reached every send waits (back-off with jitter);
@@ -28,6 +44,8 @@ function refusedForGood(status: number): boolean {
 export class ResultDelivery {
   private readonly inFlight = new Set<SpoolEntry>();
   private readonly notBefore = new Map<SpoolEntry, { at: number; backoff: Backoff }>();
+  private readonly refusals = new Map<SpoolEntry, Refusals>();
+  private lastDeliveredAt = 0;
   private readonly unreachable: Backoff;
   private readonly wakeup = new Wakeup();
   private readonly abort = new AbortController();
@@ -112,7 +130,7 @@ export class ResultDelivery {
 
   private async deliver(entry: SpoolEntry): Promise<void> {
     const { spool, http, log } = this.options;
-    const upload = await spool.read(entry);
+    const upload = this.refusals.get(entry)?.essential ?? (await spool.read(entry));
     if (!upload) {
       log.warn({ key: entry.key }, 'dropped a spooled result that could not be read');
       await this.forget(entry);
@@ -145,12 +163,15 @@ export class ResultDelivery {
       log.info({ spooled: spool.count }, 'the control plane takes results again');
     }
     if (status >= 200 && status < 300) {
+      this.lastDeliveredAt = Date.now();
       await this.forget(entry);
       this.options.onDelivered?.(entry);
       log.debug({ key: entry.key }, 'result delivered');
-    } else if (refusedForGood(status)) {
-      log.warn({ key: entry.key, status }, 'the control plane refused a result for good; it is dropped');
+    } else if (notOurs(status)) {
+      log.warn({ key: entry.key, status }, 'the control plane says this run is not ours to report; dropped');
       await this.forget(entry);
+    } else if (refusedForGood(status) || this.refusedWhileOthersPass(entry, status)) {
+      await this.refused(entry, upload, status);
     } else {
       const wait = this.notBefore.get(entry) ?? {
         at: 0,
@@ -162,7 +183,42 @@ export class ResultDelivery {
     }
   }
 
+  /** Server errors for this result while other results got through since its first one: it is the result. */
+  private refusedWhileOthersPass(entry: SpoolEntry, status: number): boolean {
+    if (status < 500) return false;
+    const refusals = this.refusals.get(entry) ?? { serverErrors: 0, since: Date.now(), essential: null };
+    refusals.serverErrors += 1;
+    this.refusals.set(entry, refusals);
+    return refusals.serverErrors >= SERVER_ERRORS_BEFORE_REFUSED && this.lastDeliveredAt > refusals.since;
+  }
+
+  /**
+   * A result the control plane will not take is sent again as its essentials (status, flags, times, first error),
+   * so the run still ends with its true status; when even those are refused it is dropped.
+   */
+  private async refused(entry: SpoolEntry, upload: ResultUpload, status: number): Promise<void> {
+    const { log } = this.options;
+    const refusals = this.refusals.get(entry);
+    if (refusals?.essential) {
+      log.error(
+        { key: entry.key, status },
+        'the control plane refused even the essentials of a result; dropped',
+      );
+      await this.forget(entry);
+      return;
+    }
+    log.warn(
+      { key: entry.key, status },
+      'the control plane refused a result; sending its essentials instead',
+    );
+    const essential = essentialUpload(upload, `HTTP ${status}`);
+    this.refusals.set(entry, { serverErrors: 0, since: Date.now(), essential });
+    this.notBefore.delete(entry);
+    this.wakeup.wake();
+  }
+
   private async forget(entry: SpoolEntry): Promise<void> {
+    this.refusals.delete(entry);
     this.notBefore.delete(entry);
     await this.options.spool.remove(entry);
   }

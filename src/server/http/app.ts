@@ -4,6 +4,7 @@ import { bearerOf, registerAuth } from '../auth/authenticate.js';
 import { hashKey } from '../auth/keys.js';
 import type { Db } from '../store/db.js';
 import { ApiError, errorBody } from './errors.js';
+import { registerJsonBodyParser } from './json-body.js';
 import { openApiDocument } from './openapi.js';
 import { RouteRegistry } from './route.js';
 
@@ -34,6 +35,7 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
     ajv: { customOptions: { coerceTypes: false } },
   });
   app.decorate('routeRegistry', new RouteRegistry());
+  registerJsonBodyParser(app);
 
   app.setErrorHandler((error, request, reply) => {
     if (error instanceof ApiError) {

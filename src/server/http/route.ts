@@ -30,6 +30,10 @@ export interface RouteSpec<
   body?: B;
   /** By status code; the first 2xx is the status of a successful call. */
   responses: Record<number, ResponseSpec>;
+  /** Largest body in bytes, where it differs from the app's. */
+  bodyLimit?: number;
+  /** Applied to the parsed body before validation (e.g. to make text the store cannot keep storable). */
+  prepareBody?: (body: unknown) => unknown;
   /** Marks a route that the OpenAPI document lists as deprecated. */
   deprecated?: boolean;
   handler: (call: {
@@ -64,13 +68,15 @@ export function defineRoute<
   app.route({
     method: spec.method,
     url: fastifyPath(spec.path),
+    ...(spec.bodyLimit ? { bodyLimit: spec.bodyLimit } : {}),
     // Agent routes carry the protocol traffic of a whole location (its agents share one key), not API use: the
     // per-key API rate limit would cap every location at 600 results a minute.
     config: { auth: spec.auth, ...(spec.auth === 'location' ? { rateLimit: false as const } : {}) },
     handler: async (request, reply) => {
       const params = spec.params ? parseOrThrow(spec.params, request.params, 'params') : undefined;
       const query = spec.query ? parseOrThrow(spec.query, request.query, 'query') : undefined;
-      const body = spec.body ? parseOrThrow(spec.body, request.body ?? {}, 'body') : undefined;
+      const raw = spec.prepareBody ? spec.prepareBody(request.body ?? {}) : (request.body ?? {});
+      const body = spec.body ? parseOrThrow(spec.body, raw, 'body') : undefined;
       const result = await spec.handler({
         params: params as Out<P>,
         query: query as Out<Q>,

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { formatPath, problemsOf, type ValidationProblem } from '../../checks/index.js';
+import { unstorablePaths } from '../store/unstorable.js';
 import { ApiError } from './errors.js';
 
 /** A 400 that lists every invalid field: `attributes.errors = [{field, message}]`. */
@@ -12,29 +13,18 @@ export function validationError(where: 'body' | 'query' | 'params', problems: Va
   return new ApiError(400, `Invalid ${where === 'body' ? 'request body' : where}: ${summary}`, { errors });
 }
 
-const NUL = '\u0000';
-
-/** Where a JSON-like value holds U+0000, in a string or a key: PostgreSQL text and jsonb cannot store it. */
-function nulPaths(value: unknown, path: PropertyKey[] = []): PropertyKey[][] {
-  if (typeof value === 'string') return value.includes(NUL) ? [path] : [];
-  if (Array.isArray(value)) return value.flatMap((item, i) => nulPaths(item, [...path, i]));
-  if (typeof value === 'object' && value !== null) {
-    return Object.entries(value).flatMap(([key, item]) =>
-      key.includes(NUL) ? [[...path, key]] : nulPaths(item, [...path, key]),
-    );
-  }
-  return [];
-}
-
-/** Parses with a zod schema or throws the 400 that names every problem; U+0000 anywhere is refused too. */
+/**
+ * Parses with a zod schema or throws the 400 that names every problem; text the store cannot keep (U+0000, a lone
+ * surrogate) is refused anywhere, in strings and keys.
+ */
 export function parseOrThrow<S extends z.ZodType>(
   schema: S,
   value: unknown,
   where: 'body' | 'query' | 'params',
 ): z.output<S> {
-  const problems: ValidationProblem[] = nulPaths(value).map((path) => ({
+  const problems: ValidationProblem[] = unstorablePaths(value).map(({ path, reason }) => ({
     path: formatPath(path) || '(value)',
-    message: 'must not contain the NUL character (\\u0000)',
+    message: reason,
   }));
   const parsed = schema.safeParse(value);
   if (!parsed.success) problems.push(...problemsOf(parsed.error));

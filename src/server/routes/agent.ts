@@ -10,6 +10,7 @@ import { ApiError, notFound } from '../http/errors.js';
 import { defineRoute } from '../http/route.js';
 import { type RunServices, runServicesOf } from '../scheduler/run-services.js';
 import { recordUploadedResult } from '../sessions/record.js';
+import { storableUpload } from '../sessions/storable-upload.js';
 
 const TAG = 'Agents';
 const artifactParams = z.object({
@@ -66,7 +67,15 @@ export function registerAgentRoutes(app: FastifyInstance, context: ServerContext
     tag: TAG,
     auth: 'location',
     body: resultUpload,
-    responses: { 200: { description: 'Successful', schema: resultAck }, 404: { description: 'Unknown run' } },
+    bodyLimit: PROTOCOL_LIMITS.resultBytes,
+    prepareBody: storableUpload,
+    responses: {
+      200: { description: 'Successful', schema: resultAck },
+      400: { description: 'Not a result: a flag or time is missing or impossible' },
+      404: { description: 'Unknown run' },
+      409: { description: 'The run is not leased to this agent, or not at this attempt' },
+      413: { description: 'Larger than the protocol limit of a result' },
+    },
     handler: async ({ auth, body }) => {
       const { ack, effects } = await recordUploadedResult(
         runs.db,

@@ -1,6 +1,12 @@
-import { problemsOf, type RetryStrategy, retryPolicyOf, shouldRetry } from '../../checks/index.js';
+import {
+  type CheckType,
+  problemsOf,
+  type RetryStrategy,
+  retryPolicyOf,
+  shouldRetry,
+} from '../../checks/index.js';
 import type { ResultUpload } from '../../protocol/index.js';
-import { notFound } from '../http/errors.js';
+import { conflict, notFound } from '../http/errors.js';
 import { validationError } from '../http/validation.js';
 import { enqueueRuns } from '../queue/enqueue.js';
 import { RunEffects } from '../queue/events.js';
@@ -10,7 +16,12 @@ import { transact } from '../queue/transact.js';
 import type { Db } from '../store/db.js';
 import { finishSessionIfDone } from './finish.js';
 import { retryLocation } from './locations.js';
-import { parseUploadedRecord, statusOfRecord, type UploadedRecord } from './result-record.js';
+import {
+  implausibleTimes,
+  parseUploadedRecord,
+  statusOfRecord,
+  type UploadedRecord,
+} from './result-record.js';
 import { saveResult } from './save-result.js';
 import { isFailure } from './status.js';
 import { hasResult, lockSession, type SessionRow } from './store.js';
@@ -41,22 +52,41 @@ export async function recordUploadedResult(
     const problems = problemsOf(parsed.error).map((p) => ({ path: `result.${p.path}`, message: p.message }));
     throw validationError('body', problems);
   }
-  const [ref] = await db.query<{ session_id: string; location: string }>(
-    'SELECT session_id, location FROM runs WHERE id = $1 AND account_id = $2',
+  const [ref] = await db.query<{ session_id: string; location: string; check_type: CheckType }>(
+    'SELECT session_id, location, check_type FROM runs WHERE id = $1 AND account_id = $2',
     [upload.runId, uploader.accountId],
   );
   if (!ref || ref.location !== uploader.location) throw notFound('Run', upload.runId);
+  const impossible = implausibleTimes(parsed.data, ref.check_type);
+  if (impossible.length > 0) throw validationError('body', impossible);
 
   const effects = new RunEffects();
   const ack = await transact(db, async (tx) => {
     const session = await lockSession(tx, ref.session_id);
     const run = await lockRun(tx, upload.runId);
     if (!session || !run) throw notFound('Run', upload.runId);
+    if (upload.attempt !== run.attempt) {
+      throw conflict(`Run ${upload.runId} is attempt ${run.attempt}, not ${upload.attempt}`, {
+        attempt: run.attempt,
+      });
+    }
     if (await hasResult(tx, run.id)) return { recorded: false, duplicate: true };
+    const holder = leaseHolderProblem(run, upload.agentId);
+    if (holder) throw conflict(holder, { runId: run.id });
     await recordFirstCopy(tx, session, run, parsed.data, upload.networkError, now, effects);
     return { recorded: true, duplicate: false };
   });
   return { ack, effects };
+}
+
+/**
+ * Why an agent may not report this run: it is leased to another agent, or was never handed to any. A run whose
+ * lease ran out and that waits in the queue again still takes the result of the agent that ran it.
+ */
+function leaseHolderProblem(run: RunRow, agentId: string): string | null {
+  if (run.status === 'leased' && run.agent_id !== agentId) return `Run ${run.id} is leased to another agent`;
+  if (run.leases === 0) return `Run ${run.id} was never handed to an agent`;
+  return null;
 }
 
 async function recordFirstCopy(

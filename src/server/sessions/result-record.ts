@@ -1,20 +1,28 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { type CheckResult, type SessionStatus, statusOf } from '../../checks/index.js';
+import {
+  type CheckResult,
+  type CheckType,
+  EXECUTION_LIMIT_MS,
+  type SessionStatus,
+  statusOf,
+  type ValidationProblem,
+} from '../../checks/index.js';
 import type { RunRow } from '../queue/run.js';
+import { resultFlagFields } from './schemas.js';
 
 /** The flags and times every uploaded result must carry; the kind's detail object passes through as sent. */
-const uploadedRecordSchema = z.looseObject({
-  hasErrors: z.boolean().default(false),
-  hasFailures: z.boolean().default(false),
-  isDegraded: z.boolean().default(false),
-  overMaxResponseTime: z.boolean().default(false),
-  aborted: z.boolean().default(false),
-  isCancelled: z.boolean().default(false),
-  responseTime: z.number().min(0).default(0),
-  startedAt: z.string().optional(),
-  stoppedAt: z.string().optional(),
-});
+const uploadedRecordSchema = z
+  .looseObject({
+    ...resultFlagFields,
+    responseTime: z.number().min(0),
+    startedAt: z.iso.datetime({ offset: true }),
+    stoppedAt: z.iso.datetime({ offset: true }),
+  })
+  .refine((r) => Date.parse(r.stoppedAt) >= Date.parse(r.startedAt), {
+    path: ['stoppedAt'],
+    message: 'must not be before startedAt',
+  });
 export type UploadedRecord = z.infer<typeof uploadedRecordSchema>;
 
 export function parseUploadedRecord(record: unknown): ReturnType<typeof uploadedRecordSchema.safeParse> {
@@ -39,6 +47,29 @@ export function statusOfRecord(record: UploadedRecord, shouldFail: boolean): Ses
 function validIso(value: string | undefined, fallback: Date): string {
   const time = value === undefined ? Number.NaN : Date.parse(value);
   return Number.isNaN(time) ? fallback.toISOString() : new Date(time).toISOString();
+}
+
+/** Slack for what an agent does around a run's execution limit (setup, teardown, artifacts, a slow machine). */
+const RUN_SLACK_MS = 60_000;
+
+/**
+ * Times no run of this kind can have (longer than twice its execution limit, or a response time longer than the
+ * run itself), as validation problems; none for a plausible record.
+ */
+export function implausibleTimes(record: UploadedRecord, checkType: CheckType): ValidationProblem[] {
+  const duration = Date.parse(record.stoppedAt) - Date.parse(record.startedAt);
+  const longest = 2 * EXECUTION_LIMIT_MS[checkType] + RUN_SLACK_MS;
+  const problems: ValidationProblem[] = [];
+  if (duration > longest) {
+    problems.push({ path: 'result.stoppedAt', message: `a ${checkType} run lasts at most ${longest} ms` });
+  }
+  if (record.responseTime > duration + 1000) {
+    problems.push({
+      path: 'result.responseTime',
+      message: 'must not be longer than the run (stoppedAt - startedAt)',
+    });
+  }
+  return problems;
 }
 
 /** An agent's record with what the control plane owns set from the run: ids, names, location, type, attempts. */

@@ -1,6 +1,16 @@
 import { z } from 'zod';
 import { CHECK_TYPES, RUN_SOURCES, SESSION_STATUSES } from '../../checks/index.js';
 
+/** The flags of a result: what an agent reports, and what decides its status. */
+export const resultFlagFields = {
+  hasErrors: z.boolean(),
+  hasFailures: z.boolean(),
+  isDegraded: z.boolean(),
+  overMaxResponseTime: z.boolean(),
+  aborted: z.boolean(),
+  isCancelled: z.boolean(),
+};
+
 /** A result record (design/checks.md, Records); the kind's detail object is one more field. */
 export const checkResultSchema = z.looseObject({
   checkResultId: z.string(),
@@ -9,12 +19,7 @@ export const checkResultSchema = z.looseObject({
   name: z.string(),
   runLocation: z.string(),
   resultType: z.enum(['FINAL', 'ATTEMPT']),
-  hasErrors: z.boolean(),
-  hasFailures: z.boolean(),
-  isDegraded: z.boolean(),
-  overMaxResponseTime: z.boolean(),
-  aborted: z.boolean(),
-  isCancelled: z.boolean(),
+  ...resultFlagFields,
   responseTime: z.number(),
   startedAt: z.string(),
   stoppedAt: z.string(),

@@ -149,7 +149,7 @@ describe.each(STORES)('session and location routes (%s)', (store) => {
       }
       // The result arrives while a caller waits: the wait ends with the finished record.
       const [run] = await lease(location.slugName);
-      const agent = await TestAgent.open(server.url, location.key, server.accountId);
+      const agent = await TestAgent.open(server.url, location.key, server.accountId, 'route-agent');
       const waiting = server.api('GET', `/v2/check-sessions/${id}/completion?maxWaitSeconds=10`);
       await new Promise((resolve) => setTimeout(resolve, 200));
       await agent.postResult({ runId: run?.id, attempt: 1 } as never, apiResult({ degraded: true }));
@@ -260,7 +260,7 @@ describe.each(STORES)('session and location routes (%s)', (store) => {
         408,
       );
 
-      const agent = await TestAgent.open(server.url, elsewhere.key, server.accountId);
+      const agent = await TestAgent.open(server.url, elsewhere.key, server.accountId, 'route-agent');
       const runs = await lease(elsewhere.slugName);
       expect(runs).toHaveLength(2);
       for (const [i, run] of runs.entries()) {

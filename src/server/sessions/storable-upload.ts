@@ -1,0 +1,17 @@
+import { withResultNote } from '../../checks/index.js';
+import { storableCopy } from '../store/unstorable.js';
+
+/**
+ * A result upload the store can keep: a target's NUL characters and lone surrogates (a JSON body with "\ud800"),
+ * which PostgreSQL refuses, are replaced by U+FFFD and the result says so in its `notes`. A result is a fact the
+ * agent measured: it is kept, never refused for its text.
+ */
+export function storableUpload(body: unknown): unknown {
+  const { value, replaced } = storableCopy(body);
+  if (replaced === 0 || typeof value !== 'object' || value === null) return value;
+  const upload = value as Record<string, unknown>;
+  const result = upload.result;
+  if (typeof result !== 'object' || result === null || Array.isArray(result)) return upload;
+  const note = `${replaced} character(s) the store cannot keep (U+0000, lone UTF-16 surrogates) were replaced by U+FFFD`;
+  return { ...upload, result: withResultNote(result as Record<string, unknown>, note) };
+}

@@ -1,0 +1,84 @@
+/**
+ * Text the store cannot keep: PostgreSQL text and jsonb refuse U+0000 and UTF-16 surrogates that are not part of a
+ * pair ("\ud800" alone), both of which JSON can carry.
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is one of the characters it finds
+const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const UNSTORABLE_ALL = new RegExp(UNSTORABLE.source, 'g');
+
+export function isUnstorable(text: string): boolean {
+  return UNSTORABLE.test(text);
+}
+
+/** Why a text cannot be stored, for a validation message. */
+export function unstorableReason(text: string): string {
+  return text.includes('\u0000')
+    ? 'must not contain the NUL character (\\u0000)'
+    : 'must be well-formed Unicode: a lone surrogate (\\ud800-\\udfff) is not allowed';
+}
+
+type Path = (string | number)[];
+
+/**
+ * Calls `visit` for every string of a JSON-like value (keys are passed with `key: true`), depth first, without
+ * recursion: a value nested thousands of levels deep cannot overflow the stack.
+ */
+function eachString(value: unknown, visit: (text: string, path: Path, key: boolean) => void): void {
+  const stack: { value: unknown; path: Path }[] = [{ value, path: [] }];
+  while (stack.length > 0) {
+    const item = stack.pop() as { value: unknown; path: Path };
+    if (typeof item.value === 'string') visit(item.value, item.path, false);
+    else if (Array.isArray(item.value)) {
+      item.value.forEach((child, i) => {
+        stack.push({ value: child, path: [...item.path, i] });
+      });
+    } else if (typeof item.value === 'object' && item.value !== null) {
+      for (const [key, child] of Object.entries(item.value)) {
+        visit(key, [...item.path, key], true);
+        stack.push({ value: child, path: [...item.path, key] });
+      }
+    }
+  }
+}
+
+/** Where a JSON-like value holds text the store cannot keep (at most `max` places), and why. */
+export function unstorablePaths(value: unknown, max = 20): { path: Path; reason: string }[] {
+  const found: { path: Path; reason: string }[] = [];
+  eachString(value, (text, path) => {
+    if (found.length < max && isUnstorable(text)) found.push({ path, reason: unstorableReason(text) });
+  });
+  return found;
+}
+
+/** The text with each character the store cannot keep replaced by U+FFFD, and how many were replaced. */
+function storableText(text: string): { text: string; replaced: number } {
+  let replaced = 0;
+  const fixed = text.replace(UNSTORABLE_ALL, () => {
+    replaced++;
+    return '\ufffd';
+  });
+  return { text: fixed, replaced };
+}
+
+/**
+ * A copy of a JSON-like value that the store can keep: every NUL and lone surrogate, in values and keys, replaced by
+ * U+FFFD. Returns the value itself when nothing needed replacing.
+ */
+export function storableCopy(value: unknown): { value: unknown; replaced: number } {
+  let replaced = 0;
+  const fix = (text: string): string => {
+    if (!isUnstorable(text)) return text;
+    const result = storableText(text);
+    replaced += result.replaced;
+    return result.text;
+  };
+  const copy = (item: unknown, depth: number): unknown => {
+    if (typeof item === 'string') return fix(item);
+    // Bodies are refused past MAX_JSON_DEPTH before they get here; this bound only keeps recursion safe.
+    if (depth > 1000 || typeof item !== 'object' || item === null) return item;
+    if (Array.isArray(item)) return item.map((child) => copy(child, depth + 1));
+    return Object.fromEntries(Object.entries(item).map(([key, child]) => [fix(key), copy(child, depth + 1)]));
+  };
+  if (unstorablePaths(value, 1).length === 0) return { value, replaced: 0 };
+  return { value: copy(value, 0), replaced };
+}
