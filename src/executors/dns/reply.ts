@@ -27,6 +27,11 @@ export function judgeReply(message: Buffer, query: DnsQuery): ReplyVerdict {
   let packet: dnsPacket.DecodedPacket;
   try {
     packet = dnsPacket.decode(message);
+    // dns-packet reads a record's data with slices that stop quietly at the end: what it consumed (a number past
+    // the length, or NaN from reading past it) tells.
+    if (!(dnsPacket.decode.bytes <= message.length)) {
+      throw new Error(`a record runs past the end of the ${message.length}-byte message`);
+    }
   } catch (error) {
     // A server may cut a truncated message anywhere; its header alone is enough to go on over TCP.
     if (flags & TC) return { kind: 'truncated', packet: null };

@@ -1,3 +1,4 @@
+import dnsPacket from 'dns-packet';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { executeDns } from '../../../src/executors/dns/index.js';
 import type { Attempt } from '../../../src/executors/types.js';
@@ -123,6 +124,36 @@ describe('garbage bytes', () => {
     const attempt = await executeDns(check, runContext());
     expect(attempt).toMatchObject({ hasErrors: true, networkError: true, overMaxResponseTime: false });
     expect(attempt.error).toMatch(/invalid reply from 127\.0\.0\.1:\d+ over TCP/);
+  });
+});
+
+describe('a reply whose last record claims more data than the message holds', () => {
+  /** The reply with a TXT answer "hello" whose rdlength says 40 bytes: the record runs past the message. */
+  const overrun = (query: dnsPacket.DecodedPacket) => {
+    const reply = respond(query, {
+      answers: [{ name: 'example.test', type: 'TXT', ttl: 60, data: 'hello' }],
+    });
+    const raw = dnsPacket.encode(reply.packet as dnsPacket.Packet);
+    // RDATA of that TXT record: 1 length byte + 5 bytes; its rdlength is the two bytes before it.
+    raw.writeUInt16BE(40, raw.length - 6 - 2);
+    return { raw };
+  };
+
+  it('over UDP is ignored as undecodable, never read as "hello"', async () => {
+    server.handle(overrun);
+    const check = dnsCheck(server, { query: 'example.test', recordType: 'TXT' }, { maxResponseTime: 150 });
+    const attempt = await executeDns(check, runContext());
+    expect(attempt).toMatchObject({ hasErrors: true, networkError: true });
+    expect(attempt.error).toMatch(/ignored 1 reply \(undecodable reply \(a record runs past the end/);
+    expect(detailOf(attempt).response).toBeNull();
+  });
+
+  it('over TCP is an error at once', async () => {
+    server.handle(overrun);
+    const check = dnsCheck(server, { query: 'example.test', recordType: 'TXT', protocol: 'TCP' });
+    const attempt = await executeDns(check, runContext());
+    expect(attempt).toMatchObject({ hasErrors: true, networkError: true, overMaxResponseTime: false });
+    expect(attempt.error).toMatch(/undecodable reply \(a record runs past the end of the \d+-byte message\)/);
   });
 });
 
