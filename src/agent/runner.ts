@@ -3,10 +3,13 @@ import {
   type Check,
   EXECUTION_LIMIT_MS,
   isCheckType,
+  MIN_SUBSTRING_SECRET_LENGTH,
   maskDeep,
   parseCheck,
+  runSecrets,
   type SessionStatus,
   secretMasker,
+  shortSecretWarning,
   VariableSet,
 } from '../checks/index.js';
 import type { ExecutorRegistry } from '../executors/registry.js';
@@ -77,6 +80,7 @@ export type Acceptance = 'accepted' | 'duplicate' | 'no-credit';
  */
 export class Runner {
   private readonly runs = new Map<string, RunState>();
+  private readonly warned = new Set<string>();
   private idleWaiters: (() => void)[] = [];
 
   constructor(private readonly options: RunnerOptions) {}
@@ -104,7 +108,7 @@ export class Runner {
       phase: 'queued',
       controller: new AbortController(),
       check,
-      mask: secretMasker(run.inheritedVariables.flat().flatMap((v) => (v.secret ? [v.value] : []))),
+      mask: secretMasker(new VariableSet(...run.inheritedVariables).secretValues()),
     };
     this.runs.set(run.runId, state);
     this.options.queues.add(slotClass, () => this.execute(state));
@@ -183,8 +187,12 @@ export class Runner {
   private async attempt(state: RunState, check: Check): Promise<AttemptEnd> {
     const { run } = state;
     const variables = new VariableSet(check.environmentVariables, ...run.inheritedVariables);
-    this.options.secrets.add(variables.secretValues());
-    state.mask = secretMasker(variables.secretValues());
+    const secrets = runSecrets(check, variables);
+    this.options.secrets.add(secrets);
+    state.mask = secretMasker(secrets);
+    for (const key of variables.shortSecretKeys(MIN_SUBSTRING_SECRET_LENGTH)) {
+      this.warnOnce(`short-secret:${key}`, shortSecretWarning(key));
+    }
     this.options.log.info(
       { runId: run.runId, attempt: run.attempt, checkId: check.id, checkType: check.checkType },
       'run started',
@@ -271,7 +279,7 @@ export class Runner {
       check = state.check;
       status = statusOfAttempt(check, end);
       mask = secretMasker(
-        new VariableSet(check.environmentVariables, ...run.inheritedVariables).secretValues(),
+        runSecrets(check, new VariableSet(check.environmentVariables, ...run.inheritedVariables)),
       );
     }
     const result = maskDeep(toCheckResult(check, end, 'FINAL', run.attempt, run.runLocation), mask);
@@ -286,6 +294,13 @@ export class Runner {
         networkError: end.attempt.networkError,
       },
     };
+  }
+
+  /** Logs a warning once in the agent's life (e.g. per short secret), not once per run. */
+  private warnOnce(id: string, message: string): void {
+    if (this.warned.has(id)) return;
+    this.warned.add(id);
+    this.options.log.warn(message);
   }
 
   private forget(state: RunState): void {

@@ -8,6 +8,7 @@ export * from './kinds/network.js';
 export * from './outcome.js';
 export * from './results.js';
 export * from './retry.js';
+export * from './run-secrets.js';
 export * from './secrets.js';
 export * from './shared.js';
 export * from './validate.js';

@@ -2,7 +2,18 @@
 
 export const MASK = '*****';
 
-/** The forms a secret takes once it has passed through a URL, a form body or a Basic credential. */
+/**
+ * Secrets shorter than this are masked only where a whole text equals them: masked inside other text, a secret
+ * `"0"` would turn every 0 of every result into `*****` (and so reveal itself).
+ */
+export const MIN_SUBSTRING_SECRET_LENGTH = 6;
+
+/** What a user is told about a secret too short to be masked inside other text. */
+export function shortSecretWarning(key: string): string {
+  return `secret variable ${key} is shorter than ${MIN_SUBSTRING_SECRET_LENGTH} characters: it is masked only where a whole value equals it, since masking it inside other text would corrupt results and reveal it`;
+}
+
+/** The forms a secret takes once it has passed through a URL, a form body or JSON. */
 function formsOf(secret: string): string[] {
   const forms = new Set<string>([secret]);
   forms.add(encodeURIComponent(secret));
@@ -12,12 +23,25 @@ function formsOf(secret: string): string[] {
   return [...forms].filter((f) => f !== '');
 }
 
-/** A function that masks every given secret in a string; longer secrets are replaced first. */
+/**
+ * A function that masks every given secret in a string, longer secrets first. Secrets of at least
+ * MIN_SUBSTRING_SECRET_LENGTH characters are masked wherever they appear; shorter ones only as a whole text.
+ */
 export function secretMasker(secrets: readonly string[]): (text: string) => string {
-  const forms = [...new Set(secrets.flatMap(formsOf))].sort((a, b) => b.length - a.length);
+  const forms = [...new Set(secrets.flatMap(formsOf))];
+  const long = forms
+    .filter((f) => f.length >= MIN_SUBSTRING_SECRET_LENGTH)
+    .sort((a, b) => b.length - a.length);
+  const whole = new Set(forms.filter((f) => f.length < MIN_SUBSTRING_SECRET_LENGTH));
   if (forms.length === 0) return (text) => text;
-  const pattern = new RegExp(forms.map((f) => f.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'g');
-  return (text) => text.replace(pattern, MASK);
+  const pattern =
+    long.length > 0
+      ? new RegExp(long.map((f) => f.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'g')
+      : null;
+  return (text) => {
+    if (whole.has(text)) return MASK;
+    return pattern ? text.replace(pattern, MASK) : text;
+  };
 }
 
 /** Masks secrets in every string of a JSON-like value, keys included; returns a copy. */
@@ -34,3 +58,15 @@ export function maskDeep<T>(value: T, mask: (text: string) => string): T {
 
 /** Header names whose values are credentials, whatever the check says. */
 export const CREDENTIAL_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'x-api-key']);
+
+/** The secrets of an HTTP Basic credential: its password, and `user:password` in base64 as the header sends it. */
+export function basicCredentialSecrets(username: string, password: string): string[] {
+  if (password === '') return [];
+  return [password, Buffer.from(`${username}:${password}`).toString('base64')];
+}
+
+/** The secrets of a credential header's value: all of it, and its credential after the scheme (`Bearer x`). */
+export function credentialHeaderSecrets(value: string): string[] {
+  const credential = /^\S+\s+(\S.*)$/.exec(value.trim())?.[1];
+  return [value, ...(credential ? [credential] : [])].filter((v) => v !== '');
+}

@@ -4,6 +4,8 @@ export interface Variable {
   key: string;
   value: string;
   secret?: boolean;
+  /** Locked values are hidden by the API and masked in results like secret ones. */
+  locked?: boolean;
 }
 
 const PLACEHOLDER = /\{\{\s*([A-Za-z_][A-Za-z0-9_.-]*)\s*\}\}/g;
@@ -31,9 +33,20 @@ export class VariableSet {
     return text.replace(PLACEHOLDER, (whole, key: string) => this.byKey.get(key)?.value ?? whole);
   }
 
-  /** The values that must never appear in results, logs or error reports. */
+  /** The values that must never appear in results, logs or error reports: of secret and locked variables. */
   secretValues(): string[] {
-    return [...this.byKey.values()].filter((v) => v.secret && v.value !== '').map((v) => v.value);
+    return this.hidden().map((v) => v.value);
+  }
+
+  /** Keys of hidden variables too short to be masked inside other text (see MIN_SUBSTRING_SECRET_LENGTH). */
+  shortSecretKeys(minLength: number): string[] {
+    return this.hidden()
+      .filter((v) => v.value.length < minLength)
+      .map((v) => v.key);
+  }
+
+  private hidden(): Variable[] {
+    return [...this.byKey.values()].filter((v) => (v.secret || v.locked) && v.value !== '');
   }
 
   /** Plain key/value pairs, for a script's environment. */

@@ -163,6 +163,64 @@ describe('secrets through control plane and agent', () => {
     expect(JSON.parse(received[0]?.body ?? '')).toEqual({ password: GROUP_SECRET });
   });
 
+  it('hide Basic credentials (also base64-encoded) and locked values; a short secret corrupts nothing', async () => {
+    const LOCKED = 'locked-Val-987';
+    const BASIC = { username: 'alice', password: 'BasicPassW0rdX' };
+    const basicHeader = Buffer.from(`${BASIC.username}:${BASIC.password}`).toString('base64');
+    expect(
+      (await server.api('POST', '/v1/variables', { key: 'LOCKED_TOKEN', value: LOCKED, locked: true }))
+        .status,
+    ).toBe(201);
+    const pin = await server.api('POST', '/v1/variables', { key: 'PIN', value: '0', secret: true });
+    expect(pin.body.warnings).toEqual([
+      expect.stringContaining('secret variable PIN is shorter than 6 characters'),
+    ]);
+    const url = echo.url('/basic?n=100200');
+    const checkId = await createApiCheck(
+      server,
+      apiCheckAt(url, {
+        name: 'Echo with Basic auth',
+        privateLocations: ['vault'],
+        request: {
+          url,
+          method: 'GET',
+          basicAuth: BASIC,
+          headers: [
+            { key: 'X-Locked', value: '{{LOCKED_TOKEN}}' },
+            { key: 'X-Pin', value: '{{PIN}}' },
+          ],
+          assertions: [
+            { source: 'STATUS_CODE', comparison: 'EQUALS', target: '200', property: '', regex: null },
+          ],
+        },
+      }),
+    );
+    const [sessionId] = await trigger(server, [checkId]);
+    const session = await completed(server, sessionId as string);
+    expect(session.status).toBe('PASSED');
+    const response = session.results[0].apiCheckResult.response;
+    // The echo of the headers: credentials masked. The short secret is masked where it is a whole value (the
+    // request's header) and nowhere inside other text: every 0 of the body is left as it was, as the warning says.
+    const echoed = JSON.parse(response.body);
+    expect(echoed.headers).toMatchObject({ authorization: 'Basic *****', 'x-locked': '*****', 'x-pin': '0' });
+    const sent = session.results[0].apiCheckResult.request.headers;
+    expect(sent['X-Pin'] ?? sent['x-pin']).toBe('*****');
+    expect(echoed.url).toBe('/basic?n=100200');
+    expect(response.headers['x-echo-auth']).toBe('Basic *****');
+    const stored = JSON.stringify([session, await checkResults(server, checkId)]);
+    for (const secret of [basicHeader, BASIC.password, LOCKED]) {
+      expect(stored).not.toContain(secret);
+      expect(agent.logs.text).not.toContain(secret);
+    }
+    expect(agent.logs.text).toContain('secret variable PIN is shorter than 6 characters');
+    // The service got them all in clear.
+    expect(received.at(-1)?.headers).toMatchObject({
+      authorization: `Basic ${basicHeader}`,
+      'x-locked': LOCKED,
+      'x-pin': '0',
+    });
+  });
+
   it('with EXTERNAL_OBSERVABILITY=off the agent sends no error report, and still logs the error', async () => {
     const quiet = await createLocation(server, 'quiet');
     const off = await startTestAgent({ url: server.url, key: quiet.key }, { EXTERNAL_OBSERVABILITY: 'off' });

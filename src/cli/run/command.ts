@@ -4,7 +4,10 @@ import {
   type CheckSession,
   detailOf,
   formatFileProblem,
+  MIN_SUBSTRING_SECRET_LENGTH,
+  shortSecretWarning,
   type Variable,
+  VariableSet,
 } from '../../checks/index.js';
 import { runCheckSession } from '../../executors/run/session.js';
 import { scriptSettingsFromEnv, scriptUsersWarning } from '../../runtimes/index.js';
@@ -78,6 +81,12 @@ export async function runCommand(
 
   const isolation = isolationWarning();
   if (isolation) io.stderr(`warning: ${isolation}\n`);
+  const shortSecrets = new Set(
+    selected.flatMap((check) =>
+      new VariableSet(overrides, check.environmentVariables).shortSecretKeys(MIN_SUBSTRING_SECRET_LENGTH),
+    ),
+  );
+  for (const key of shortSecrets) io.stderr(`warning: ${shortSecretWarning(key)}\n`);
 
   const queue = new PQueue({ concurrency: options.concurrency });
   const sessions: CheckSession[] = [];

@@ -7,6 +7,7 @@ import {
   type CheckSession,
   type RunSource,
   retryPolicyOf,
+  runSecrets,
   type SessionStatus,
   secretMasker,
   shouldRetry,
@@ -86,7 +87,7 @@ export async function runCheckSession(check: Check, options: SessionOptions): Pr
   const attemptOptions = {
     executors: options.executors ?? defaultExecutors,
     variables,
-    mask: secretMasker(variables.secretValues()),
+    mask: secretMasker(runSecrets(check, variables)),
     runLocation: options.runLocation,
     clientCertificates: options.clientCertificates ?? [],
     signal: options.signal,

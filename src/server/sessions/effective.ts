@@ -80,7 +80,11 @@ export function effectiveCheck(stored: StoredRunnableCheck): EffectiveCheck {
     const defaults = group.apiCheckDefaults;
     if (stored.checkType === 'API' && isObject(defaults)) definition = withApiDefaults(definition, defaults);
     for (const variable of group.environmentVariables ?? []) {
-      groupVariables.push({ key: variable.key, value: variable.value, secret: variable.secret });
+      groupVariables.push({
+        key: variable.key,
+        value: variable.value,
+        secret: variable.secret || variable.locked,
+      });
     }
     if (isObject(defaults) && typeof defaults.url === 'string' && defaults.url !== '') {
       groupVariables.push({ key: 'GROUP_BASE_URL', value: defaults.url });

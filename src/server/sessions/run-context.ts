@@ -9,8 +9,8 @@ export interface AccountRunContext {
 }
 
 export async function accountRunContext(db: Db, accountId: string): Promise<AccountRunContext> {
-  const variables = await db.query<{ key: string; value: string; secret: boolean }>(
-    'SELECT key, value, secret FROM variables WHERE account_id = $1 ORDER BY key',
+  const variables = await db.query<{ key: string; value: string; secret: boolean; locked: boolean }>(
+    'SELECT key, value, secret, locked FROM variables WHERE account_id = $1 ORDER BY key',
     [accountId],
   );
   const certificates = await db.query<{
@@ -24,7 +24,8 @@ export async function accountRunContext(db: Db, accountId: string): Promise<Acco
     [accountId],
   );
   return {
-    accountVariables: variables.map((v) => ({ key: v.key, value: v.value, secret: v.secret })),
+    // A locked value is hidden like a secret one: agents mask both in results.
+    accountVariables: variables.map((v) => ({ key: v.key, value: v.value, secret: v.secret || v.locked })),
     clientCertificates: certificates.map((c) => ({
       host: c.host,
       cert: c.cert,

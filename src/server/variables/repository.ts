@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MASK } from '../../checks/index.js';
+import { MASK, MIN_SUBSTRING_SECRET_LENGTH, shortSecretWarning } from '../../checks/index.js';
 import type { Db } from '../store/db.js';
 import { iso, isoOrNull } from '../store/rows.js';
 
@@ -36,11 +36,24 @@ export const variableResponseSchema = z.object({
   secret: z.boolean(),
   created_at: z.string(),
   updated_at: z.string().nullable(),
+  warnings: z
+    .array(z.string())
+    .optional()
+    .describe('Present when a secret or locked value is too short to be masked inside other text'),
 });
 
-/** What the API shows: secret and locked values never leave the store through it. */
+/**
+ * What the API shows: secret and locked values never leave the store through it, and a hidden value too short to
+ * be masked inside results' text says so.
+ */
 export function variableResponse(variable: AccountVariable) {
-  return { ...variable, value: variable.secret || variable.locked ? MASK : variable.value };
+  const hidden = variable.secret || variable.locked;
+  const short = hidden && variable.value !== '' && variable.value.length < MIN_SUBSTRING_SECRET_LENGTH;
+  return {
+    ...variable,
+    value: hidden ? MASK : variable.value,
+    ...(short ? { warnings: [shortSecretWarning(variable.key)] } : {}),
+  };
 }
 
 interface Row {
