@@ -70,7 +70,7 @@ export async function startAgent(config: AgentConfig, options: AgentOptions = {}
   let spool: ResultSpool;
   const metrics = createAgentMetrics();
   try {
-    await mkdir(config.dataDir, { recursive: true });
+    await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
     agentId = await loadAgentId(config.dataDir);
     spool = await ResultSpool.open(join(config.dataDir, 'spool'), {
       maxBytes: config.spoolMaxBytes,
@@ -208,7 +208,8 @@ export async function startAgent(config: AgentConfig, options: AgentOptions = {}
   try {
     health = await startHealthServer(config.healthPort, {
       registry: metrics.registry,
-      ready: () => connectedOnce && !stopping,
+      // Not ready while results cannot reach the disk: a restart would lose the ones held in memory.
+      ready: () => connectedOnce && !stopping && spool.writeFailure === null,
       report: () => ({
         status: status(),
         version,
@@ -217,6 +218,7 @@ export async function startAgent(config: AgentConfig, options: AgentOptions = {}
         running: runner.count('running'),
         queued: runner.count('queued'),
         spooled: spool.count,
+        spoolError: spool.writeFailure,
         uptimeSeconds: Math.round((Date.now() - startedAt) / 1000),
       }),
     });

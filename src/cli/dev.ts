@@ -8,10 +8,10 @@ import { createLogger } from '../observability/logger.js';
 import { SecretValues } from '../observability/secret-values.js';
 import { createUserKey } from '../server/auth/bootstrap.js';
 import { serverConfigFromEnv } from '../server/config.js';
-import { startServer } from '../server/server.js';
 import { version } from '../version.js';
 import { startDemoTarget } from './demo/target.js';
 import { listReporter } from './reporters/list.js';
+import { startServerOrSay } from './start-server.js';
 
 const LOCATION = 'local';
 const EXAMPLES = new URL('../../examples/checks.yaml', import.meta.url);
@@ -76,8 +76,9 @@ export async function devCommand(env: NodeJS.ProcessEnv = process.env): Promise<
   const serverConfig = serverConfigFromEnv({ VANTAGE_DATA_DIR: '.vantage/dev', LOG_LEVEL: 'WARN', ...env });
   const secrets = new SecretValues();
   const log = createLogger({ level: serverConfig.logLevel, secrets, base: { service: 'vantage-dev' } });
+  const server = await startServerOrSay('vantage dev', { config: serverConfig, version, logger: log });
+  if (!server) return 2;
   const target = await startDemoTarget();
-  const server = await startServer({ config: serverConfig, version, logger: log });
   const { accountId } = server.bootstrap;
   const apiKey =
     server.bootstrap.apiKey ?? (await createUserKey(server.context.db, accountId, 'vantage dev'));

@@ -1,8 +1,8 @@
 import { createLogger } from '../observability/logger.js';
 import { SecretValues } from '../observability/secret-values.js';
 import { serverConfigFromEnv } from '../server/config.js';
-import { startServer } from '../server/server.js';
 import { version } from '../version.js';
+import { startServerOrSay } from './start-server.js';
 
 /** `vantage server`: the control plane, configured by the environment; stops cleanly on SIGTERM/SIGINT. */
 export async function serverCommand(env: NodeJS.ProcessEnv = process.env): Promise<number> {
@@ -17,7 +17,8 @@ export async function serverCommand(env: NodeJS.ProcessEnv = process.env): Promi
   }
   const secrets = new SecretValues(config.bootstrapKey ? [config.bootstrapKey] : []);
   const log = createLogger({ level: config.logLevel, secrets, base: { service: 'vantage-server', version } });
-  const server = await startServer({ config, version, logger: log });
+  const server = await startServerOrSay('vantage server', { config, version, logger: log });
+  if (!server) return 2;
   const store = config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `PGlite in ${config.dataDir}`;
   process.stdout.write(`Vantage control plane ${version} listening on ${server.url} (store: ${store})\n`);
   if (server.bootstrap.apiKey && !config.bootstrapKey) {

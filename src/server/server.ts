@@ -6,8 +6,12 @@ import type { ServerContext } from './context.js';
 import { createApp } from './http/app.js';
 import { registerRoutes } from './routes/index.js';
 import { attachRunServices, type RunServiceOptions, type RunServices } from './scheduler/run-services.js';
+import { lockDataDir, StartError } from './store/data-dir-lock.js';
 import { openDb } from './store/db.js';
 import { migrate } from './store/migrate.js';
+import { makeOwnerOnly } from './store/owner-only.js';
+
+export { StartError };
 
 export interface RunningServer {
   app: FastifyInstance;
@@ -29,29 +33,82 @@ export interface StartOptions {
   runs?: RunServiceOptions;
 }
 
-/** Opens the store, migrates it, makes the first account if needed, and serves the API. */
+/** How often the data folder is made owner-only again: PGlite creates new files (WAL segments) 0666. */
+const OWNER_ONLY_SWEEP_MS = 60_000;
+
+/** Listens, or throws a StartError that names PORT when the port is taken. */
+async function listen(app: FastifyInstance, config: ServerConfig): Promise<string> {
+  try {
+    return await app.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
+      throw new StartError(
+        `cannot listen on ${config.host}:${config.port} (${code}): set PORT (or HOST) to a free port of this machine`,
+      );
+    }
+    throw error;
+  }
+}
+
+/**
+ * Opens the store, migrates it, serves the API, and makes the first account if needed — only once it listens, so a
+ * start that fails (a port in use) creates nothing whose key would never be shown. The data folder is the owner's
+ * only; the embedded store's is locked to this process.
+ */
 export async function startServer(options: StartOptions): Promise<RunningServer> {
   const { config } = options;
-  if (!config.databaseUrl) await mkdir(config.dataDir, { recursive: true });
-  const db = await openDb({
-    databaseUrl: config.databaseUrl,
-    dataDir: config.databaseUrl ? undefined : config.dataDir,
-  });
-  await migrate(db);
-  const bootstrap = await bootstrapAccount(db, config.bootstrapKey);
-  const app = await createApp({
-    db,
-    version: options.version,
-    publicUrl: config.publicUrl,
-    logger: options.logger ?? false,
-    rateLimit: options.rateLimit,
-  });
-  const context: ServerContext = { db, config, log: app.log, version: options.version };
-  const runs = attachRunServices(context, options.runs);
-  registerRoutes(app, context);
-  const address = await app.listen({ port: config.port, host: config.host });
-  runs.start(app.server);
-  const url = address.replace('0.0.0.0', '127.0.0.1').replace('[::]', '127.0.0.1');
+  await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
+  const lock = config.databaseUrl ? null : await lockDataDir(config.dataDir);
+  const cleanups: (() => Promise<void>)[] = [async () => lock?.release()];
+  const cleanUp = async () => {
+    for (const step of cleanups.reverse()) await step().catch(() => {});
+  };
+  try {
+    await makeOwnerOnly(config.dataDir);
+    const db = await openDb({
+      databaseUrl: config.databaseUrl,
+      dataDir: config.databaseUrl ? undefined : config.dataDir,
+    });
+    cleanups.push(async () => {
+      await db.close();
+      await makeOwnerOnly(config.dataDir);
+    });
+    await migrate(db);
+    await makeOwnerOnly(config.dataDir);
+    const app = await createApp({
+      db,
+      version: options.version,
+      publicUrl: config.publicUrl,
+      logger: options.logger ?? false,
+      rateLimit: options.rateLimit,
+    });
+    cleanups.push(() => app.close());
+    const context: ServerContext = { db, config, log: app.log, version: options.version };
+    const runs = attachRunServices(context, options.runs);
+    registerRoutes(app, context);
+    const address = await listen(app, config);
+    const bootstrap = await bootstrapAccount(db, config.bootstrapKey);
+    runs.start(app.server);
+    const sweep = setInterval(() => void makeOwnerOnly(config.dataDir), OWNER_ONLY_SWEEP_MS).unref();
+    const url = address.replace('0.0.0.0', '127.0.0.1').replace('[::]', '127.0.0.1');
+    return running({ app, context, bootstrap, runs, url, sweep, release: cleanUp });
+  } catch (error) {
+    await cleanUp();
+    throw error;
+  }
+}
+
+function running(parts: {
+  app: FastifyInstance;
+  context: ServerContext;
+  bootstrap: Bootstrap;
+  runs: RunServices;
+  url: string;
+  sweep: NodeJS.Timeout;
+  release: () => Promise<void>;
+}): RunningServer {
+  const { app, context, bootstrap, runs, url, sweep } = parts;
   return {
     app,
     context,
@@ -59,17 +116,19 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     runs,
     url,
     async close() {
+      clearInterval(sweep);
       await runs.stop();
       // A request still running when the close begins leaves its connection open as keep-alive afterwards, and
       // app.close() would wait for the client to hang up (agents keep connections for minutes): close each such
       // connection as soon as its answer is out.
-      const sweep = setInterval(() => app.server.closeIdleConnections(), 50);
+      const closing = setInterval(() => app.server.closeIdleConnections(), 50);
       try {
         await app.close();
       } finally {
-        clearInterval(sweep);
+        clearInterval(closing);
       }
-      await db.close();
+      // Closes the store, makes its folder owner-only once more and gives up the lock.
+      await parts.release();
     },
   };
 }

@@ -4,6 +4,18 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
+/** A command prefix that runs the agent with `dir` as a tmpfs of its own: `options` e.g. `size=256k` or `ro`. */
+export const onTmpfs = (dir: string, options: string): string[] => [
+  'unshare',
+  '-m',
+  '--propagation',
+  'private',
+  'sh',
+  '-c',
+  `mount -t tmpfs -o ${options} tmpfs "$0" && exec "$@"`,
+  dir,
+];
+
 /** The real `vantage agent` process (from source through tsx), its log lines and its health port. */
 export class AgentProcess {
   readonly lines: Record<string, unknown>[] = [];

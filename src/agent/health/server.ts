@@ -12,11 +12,13 @@ export interface HealthReport {
   running: number;
   queued: number;
   spooled: number;
+  /** Why results cannot be written to the spool on disk (ENOSPC, EROFS, …), or null. Not ready while set. */
+  spoolError: string | null;
   uptimeSeconds: number;
 }
 
 export interface HealthSources {
-  /** Ready: started, connected at least once, and not shutting down. */
+  /** Ready: started, connected at least once, results reach the disk, and not shutting down. */
   ready(): boolean;
   report(): HealthReport;
   registry: Registry;

@@ -34,6 +34,8 @@ const SUFFIX = '.result.json';
 export class ResultSpool {
   private readonly list: SpoolEntry[] = [];
   private total = 0;
+  /** Why the last write failed (the disk is full, read-only, …), or null while results reach the disk. */
+  private failure: string | null = null;
   private sequence = 0;
 
   private constructor(
@@ -43,7 +45,11 @@ export class ResultSpool {
 
   /** Opens (and creates) the spool, clearing half-written files and reading what an earlier run left. */
   static async open(dir: string, options: SpoolOptions): Promise<ResultSpool> {
-    await mkdir(dir, { recursive: true });
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    // A folder that cannot take a result (read-only, full, not ours) must stop the start, not lose results later.
+    const probe = join(dir, `.probe-${process.pid}`);
+    await writeFileAtomic(probe, 'probe');
+    await rm(probe, { force: true });
     const spool = new ResultSpool(dir, options);
     const names = (await readdir(dir)).sort();
     for (const name of names) {
@@ -74,7 +80,11 @@ export class ResultSpool {
     try {
       await writeFileAtomic(file, text);
       entry = { key, runId: upload.runId, spooledAt, bytes, file };
+      if (this.failure) this.options.log.info('the spool takes results on disk again');
+      this.failure = null;
     } catch (error) {
+      const { code, message } = error as NodeJS.ErrnoException;
+      this.failure = code ?? message;
       this.options.log.error({ err: error }, 'could not write a result to the spool; keeping it in memory');
       entry = { key, runId: upload.runId, spooledAt, bytes, file: null, upload };
     }
@@ -108,6 +118,11 @@ export class ResultSpool {
 
   has(entry: SpoolEntry): boolean {
     return this.list.includes(entry);
+  }
+
+  /** Why results cannot be written to disk now (e.g. ENOSPC, EROFS), or null while they can. */
+  get writeFailure(): string | null {
+    return this.failure;
   }
 
   get count(): number {

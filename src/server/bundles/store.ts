@@ -81,11 +81,11 @@ export async function saveBundle(
 ): Promise<BundleMeta> {
   const id = randomUUID();
   const file = fileOf(where.dataDir, where.accountId, id);
-  await mkdir(join(file, '..'), { recursive: true });
+  await mkdir(join(file, '..'), { recursive: true, mode: 0o700 });
   const partial = `${file}.partial`;
   const inspect = inspector(limitBytes);
   try {
-    await pipeline(body, inspect.transform, createWriteStream(partial));
+    await pipeline(body, inspect.transform, createWriteStream(partial, { mode: 0o600 }));
     await rename(partial, file);
   } catch (error) {
     await rm(partial, { force: true });

@@ -40,7 +40,7 @@ export async function saveArtifact(
   now: Date,
 ): Promise<number> {
   const file = fileOf(ref);
-  await mkdir(join(file, '..'), { recursive: true });
+  await mkdir(join(file, '..'), { recursive: true, mode: 0o700 });
   const partial = `${file}.${randomUUID()}.partial`;
   let size = 0;
   const counter = new Transform({
@@ -50,7 +50,7 @@ export async function saveArtifact(
     },
   });
   try {
-    await pipeline(body, counter, createWriteStream(partial));
+    await pipeline(body, counter, createWriteStream(partial, { mode: 0o600 }));
     await rename(partial, file);
   } catch (error) {
     await rm(partial, { force: true });

@@ -1,0 +1,59 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+
+/** The real `vantage server` process (from source through tsx) and what it printed. */
+export class ServerProcess {
+  stdout = '';
+  stderr = '';
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  private readonly child: ChildProcess;
+
+  constructor(env: Record<string, string>) {
+    this.child = spawn(process.execPath, ['--import', 'tsx', `${root}src/cli/main.ts`, 'server'], {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', HOST: '127.0.0.1', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    this.child.stdout?.on('data', (chunk: Buffer) => {
+      this.stdout += chunk;
+    });
+    this.child.stderr?.on('data', (chunk: Buffer) => {
+      this.stderr += chunk;
+    });
+    this.exited = once(this.child, 'exit').then(([code, signal]) => ({ code, signal }));
+  }
+
+  kill(signal: NodeJS.Signals): void {
+    this.child.kill(signal);
+  }
+
+  /** Waits until it prints its listening line; throws with its output when it exits first. */
+  async listening(timeoutMs = 30_000): Promise<void> {
+    const end = Date.now() + timeoutMs;
+    let exited = false;
+    void this.exited.then(() => {
+      exited = true;
+    });
+    while (!this.stdout.includes(' listening on ')) {
+      if (exited || Date.now() > end) {
+        throw new Error(`the server did not start\n${this.stdout}\n${this.stderr}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  }
+
+  /** The admin key it printed on its first start, with its account. */
+  get printedKey(): { accountId: string; apiKey: string } | null {
+    const account = /x-service-account: (\S+)/.exec(this.stdout)?.[1];
+    const apiKey = /Authorization: Bearer (\S+)/.exec(this.stdout)?.[1];
+    return account && apiKey ? { accountId: account, apiKey } : null;
+  }
+
+  async stop(): Promise<void> {
+    this.kill('SIGTERM');
+    await this.exited;
+  }
+}
