@@ -133,6 +133,37 @@ describe('agent: refused by the control plane', () => {
     expect((await agentsOf(fixture.server, location.id)).count).toBe(0);
   });
 
+  it('puts a run in flight on a revoked key back in the queue at once: another agent runs it, nothing is lost', async () => {
+    const { location, agent: old } = await agentOn();
+    const [check] = await checksAt(location, ['/rotate?hold']);
+    const [sessionId] = await trigger(fixture.server, [check as string]);
+    await waitFor('the run at the target', () => fixture.target.count('/rotate') === 1);
+    // Rotate the key: a new one for a new agent, then the old one revoked while its agent runs the check.
+    const created = await fixture.server.api('POST', `/v1/private-locations/${location.id}/keys`);
+    expect(created.status).toBe(201);
+    const { agent: rotated } = await agentOn({}, { ...location, key: created.body.rawKey });
+    const revoked = await fixture.server.api(
+      'DELETE',
+      `/v1/private-locations/${location.id}/keys/${location.keyId}`,
+    );
+    expect(revoked.status).toBe(204);
+    // At once: well before the old lease (3 s here) could run out, and not counted as a lost lease.
+    await waitFor('the run again, on the new agent', () => fixture.target.count('/rotate') === 2, 1500);
+    const [run] = await fixture.server.server.runs.db.query<{ lease_losses: number }>(
+      'SELECT lease_losses FROM runs WHERE session_id = $1',
+      [sessionId],
+    );
+    expect(run?.lease_losses).toBe(0);
+    fixture.target.release();
+    const session = await completed(fixture.server, sessionId as string);
+    expect(session.status).toBe('PASSED');
+    expect(session.results).toHaveLength(1);
+    expect(rotated.logs.startedRuns()).toHaveLength(1);
+    // The old agent's result is refused (401) and dropped without a retry loop.
+    await waitFor('the old result dropped', async () => (await spoolFiles(old.dataDir)).length === 0);
+    expect(old.logs.text).toContain('no longer accepts');
+  });
+
   it('treats HTTP 401 on the upgrade (a wrong key) as fatal too', async () => {
     const location = await createLocation(fixture.server, `delivery-${++locations}`);
     const wrong = `${location.key.slice(0, location.key.lastIndexOf('.'))}.notTheSecretOfThisKey123`;

@@ -44,7 +44,17 @@ describe('agent: health server', () => {
     await waitFor('ready', async () => (await agent.health('/-/readiness')).status === 200);
     const health = await healthOf(agent);
     expect(Object.keys(health).sort()).toEqual(
-      ['connected', 'location', 'queued', 'running', 'spoolError', 'spooled', 'status', 'uptimeSeconds', 'version'].sort(),
+      [
+        'connected',
+        'location',
+        'queued',
+        'running',
+        'spoolError',
+        'spooled',
+        'status',
+        'uptimeSeconds',
+        'version',
+      ].sort(),
     );
     expect(health).toMatchObject({
       status: 'ok',

@@ -26,6 +26,11 @@ function notOurs(status: number): boolean {
   return status === 404 || status === 409;
 }
 
+/** The agent's key no longer counts (revoked): its runs were handed to other agents. */
+function keyRefused(status: number): boolean {
+  return status === 401 || status === 403;
+}
+
 /** Server errors for one result, while others get through, after which it counts as refused. */
 const SERVER_ERRORS_BEFORE_REFUSED = 3;
 
@@ -167,6 +172,12 @@ export class ResultDelivery {
       await this.forget(entry);
       this.options.onDelivered?.(entry);
       log.debug({ key: entry.key }, 'result delivered');
+    } else if (keyRefused(status)) {
+      log.warn(
+        { key: entry.key, status },
+        "the control plane no longer accepts this agent's key; result dropped",
+      );
+      await this.forget(entry);
     } else if (notOurs(status)) {
       log.warn({ key: entry.key, status }, 'the control plane says this run is not ours to report; dropped');
       await this.forget(entry);

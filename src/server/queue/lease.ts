@@ -125,3 +125,24 @@ export async function releaseRuns(
   );
   return rows.map((r) => r.id);
 }
+
+/**
+ * Puts back in the queue, at once, the runs leased to agents that connected with a key just revoked: those agents
+ * can no longer report them (their results are refused with 401), so another agent of the location runs them now
+ * rather than after three lost leases. Returns how many.
+ */
+export async function requeueRunsOfKey(
+  db: Db,
+  key: { accountId: string; location: string; keyId: string },
+  now: Date,
+): Promise<number> {
+  const rows = await db.query<{ id: string }>(
+    `UPDATE runs SET status = 'queued', agent_id = NULL, lease_expires_at = NULL,
+            expires_at = GREATEST(expires_at, $4)
+      WHERE account_id = $1 AND location = $2 AND status = 'leased' AND cancel_requested_at IS NULL
+        AND agent_id IN (SELECT agent_id FROM agents WHERE account_id = $1 AND key_id = $3)
+      RETURNING id`,
+    [key.accountId, key.location, key.keyId, addMs(now, RUN_EXPIRY_MS)],
+  );
+  return rows.length;
+}

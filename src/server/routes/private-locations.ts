@@ -18,6 +18,8 @@ import {
 import { notFound } from '../http/errors.js';
 import { defineRoute } from '../http/route.js';
 import { validationError } from '../http/validation.js';
+import { RunEffects } from '../queue/events.js';
+import { requeueRunsOfKey } from '../queue/lease.js';
 import { METRICS_RETENTION_MS } from '../scheduler/metrics.js';
 import { type RunServices, runServicesOf } from '../scheduler/run-services.js';
 import { iso, isoOrNull } from '../store/rows.js';
@@ -230,11 +232,17 @@ export function registerPrivateLocationRoutes(app: FastifyInstance, context: Ser
     params: keyParams,
     responses: { 204: { description: 'No Content' }, 404: { description: 'Not found' } },
     handler: async ({ auth, params }) => {
-      await found(auth.accountId, params.id);
+      const location = await found(auth.accountId, params.id);
       if (!(await revokeKey(db, auth.accountId, params.id, params.keyId, runs.clock()))) {
         throw notFound('Key', params.keyId);
       }
       runs.events.emit('key-revoked', params.keyId);
+      const key = { accountId: auth.accountId, location: location.slug_name, keyId: params.keyId };
+      if ((await requeueRunsOfKey(db, key, runs.clock())) > 0) {
+        const effects = new RunEffects();
+        effects.queued(key.accountId, key.location);
+        runs.publish(effects);
+      }
     },
   });
 
