@@ -81,15 +81,15 @@ export async function startAgent(config: AgentConfig, options: AgentOptions = {}
     throw new StartupError(`AGENT_DATA_DIR: cannot use ${config.dataDir}: ${(error as Error).message}`);
   }
 
-  const http = new ControlPlaneHttp(config);
+  const http = new ControlPlaneHttp(config, agentId);
   reporter = createErrorReporter({
     enabled: config.externalObservability,
     agentVersion: version,
     secrets,
     envValues: sensitiveEnvValues(process.env),
     send: async (report) => {
-      // x-agent-id tells the location's agents apart in GET /v1/private-locations/{id}/errors.
-      const answer = await http.postJson(AGENT_PATHS.errors, report, { 'x-agent-id': agentId });
+      // Its x-agent-id tells the location's agents apart in GET /v1/private-locations/{id}/errors.
+      const answer = await http.postJson(AGENT_PATHS.errors, report);
       if (answer.status >= 300) throw new Error(`the control plane answered ${answer.status}`);
     },
     onSendFailure: (error) => log.debug({ error: (error as Error).message }, 'an error report was not sent'),

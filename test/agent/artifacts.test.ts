@@ -26,7 +26,8 @@ let target: CountingTarget;
 let location: CreatedLocation;
 beforeAll(async () => {
   target = await startCountingTarget();
-  server = await startTestServer('pglite', { runs: FAST_RUNS });
+  // Leases long enough that the runs these tests lease by hand stay leased while they upload.
+  server = await startTestServer('pglite', { runs: { ...FAST_RUNS, leaseTtlMs: 120_000 } });
   location = await createLocation(server, 'artifacts');
 });
 afterAll(async () => {
@@ -47,19 +48,28 @@ function uploader(retry = { attempts: 4, baseMs: 20, maxMs: 100 }): {
 } {
   const loaded = loadConfig({ API_KEY: location.key, API_URL: server.url });
   if (!loaded.ok) throw new Error(loaded.problems.join());
-  http = new ControlPlaneHttp(loaded.config);
+  http = new ControlPlaneHttp(loaded.config, UPLOADER);
   const logs = new LogCapture();
   const log = createLogger({ level: 'DEBUG', destination: logs, secrets: new SecretValues() });
   return { uploader: new ArtifactUploader({ http, log, retry }), logs };
 }
 
-/** A run of the location, queued (no agent takes it): artifacts belong to runs. */
-async function queuedRun(): Promise<string> {
+/** The agent id the uploader of these tests sends. */
+const UPLOADER = 'uploader';
+
+/** A run of the location leased to `agentId` (no agent runs it): artifacts are uploaded by a run's holder. */
+async function leasedRun(agentId = UPLOADER): Promise<string> {
   const check = await createApiCheck(
     server,
     apiCheckAt(target.url('/never-run'), { privateLocations: ['artifacts'] }),
   );
   const [runId] = await runIdsOf(server, await trigger(server, [check]));
+  const leased = await server.server.runs.db.query(
+    `UPDATE runs SET status = 'leased', agent_id = $2, lease_expires_at = now() + interval '1 hour',
+            leases = leases + 1 WHERE id = $1 RETURNING id`,
+    [runId, agentId],
+  );
+  if (leased.length !== 1) throw new Error('the run was not leased');
   return runId as string;
 }
 
@@ -102,7 +112,7 @@ function generated(name: string, size: number, chunkDelayMs = 0): Artifact & { o
 
 describe('agent: artifacts, with the control plane', () => {
   it('streams a file with its type and length; the URL it gets back serves it to users', async () => {
-    const runId = await queuedRun();
+    const runId = await leasedRun();
     const file = join(await mkdtemp(join(tmpdir(), 'vantage-artifact-')), 'trace.zip');
     const size = 3 * 1024 * 1024 + 17;
     const content = Buffer.alloc(size, 1);
@@ -127,7 +137,7 @@ describe('agent: artifacts, with the control plane', () => {
   });
 
   it('does not send an artifact over 150 MB; the asset says why', async () => {
-    const runId = await queuedRun();
+    const runId = await leasedRun();
     const { uploader: up, logs } = uploader();
     const huge = generated('video.webm', 150 * 1024 * 1024 + 1);
     const asset = await up.upload(runId, huge);
@@ -139,7 +149,7 @@ describe('agent: artifacts, with the control plane', () => {
   });
 
   it('tries an upload again while the control plane is away, with a fresh stream each time', async () => {
-    const runId = await queuedRun();
+    const runId = await leasedRun();
     const artifact = generated('screenshot.png', 200_000);
     await server.stop();
     const uploading = uploader({ attempts: 30, baseMs: 100, maxMs: 200 }).uploader.upload(runId, artifact);
@@ -161,9 +171,15 @@ describe('agent: artifacts, with the control plane', () => {
   });
 
   it('never holds up results: a check completes while the uploads are still streaming', async () => {
-    const runId = await queuedRun();
     const { agent } = await startTestAgent({ url: server.url, key: location.key });
     try {
+      // A run the agent holds (its target keeps it waiting), whose artifacts it uploads.
+      const held = await createApiCheck(
+        server,
+        apiCheckAt(target.url('/held?hold'), { privateLocations: ['artifacts'] }),
+      );
+      const [runId] = (await runIdsOf(server, await trigger(server, [held]))) as [string];
+      await waitFor('the held run at the target', () => target.count('/held') === 1);
       // Both upload slots busy for a second and a half.
       let settled = 0;
       const uploads = ['report-1.html', 'report-2.html'].map((name) =>
@@ -178,7 +194,64 @@ describe('agent: artifacts, with the control plane', () => {
       expect(settled).toBe(0);
       for (const asset of await Promise.all(uploads)) expect(asset.url).not.toBeNull();
     } finally {
+      target.release();
       await agent.stop();
     }
+  });
+});
+
+describe('control plane: artifact uploads are tied to the lease and bounded', () => {
+  /** Uploads as an agent would, with its key and agent id. */
+  const put = (
+    runId: string,
+    name: string,
+    body: Buffer,
+    type = 'application/octet-stream',
+    agentId = UPLOADER,
+  ) =>
+    fetch(`${server.url}/v1/agent/runs/${runId}/artifacts/${name}`, {
+      method: 'PUT',
+      headers: {
+        authorization: `Bearer ${location.key}`,
+        'x-service-account': server.accountId,
+        'x-agent-id': agentId,
+        'content-type': type,
+      },
+      body,
+    });
+
+  it('takes uploads only from the agent holding the run, while it runs, and never overwrites', async () => {
+    const runId = await leasedRun();
+    expect((await put(runId, 'shot.png', Buffer.from('first'), 'image/png')).status).toBe(201);
+    // Another agent of the location, and the same name again.
+    expect((await put(runId, 'other.png', Buffer.from('x'), 'image/png', 'someone-else')).status).toBe(409);
+    expect((await put(runId, 'shot.png', Buffer.from('second'), 'image/png')).status).toBe(409);
+    expect((await download(runId, 'shot.png')).body.toString()).toBe('first');
+    // Once the run has ended, nothing more.
+    await server.server.runs.db.query(`UPDATE runs SET status = 'done' WHERE id = $1`, [runId]);
+    expect((await put(runId, 'late.png', Buffer.from('late'), 'image/png')).status).toBe(409);
+    expect((await download(runId, 'late.png')).status).toBe(404);
+  });
+
+  it('keeps a run within its quota of artifacts', async () => {
+    const runId = await leasedRun();
+    for (let i = 0; i < 64; i++) expect((await put(runId, `s-${i}.png`, Buffer.from('x'))).status).toBe(201);
+    const over = await put(runId, 's-64.png', Buffer.from('x'));
+    expect(over.status).toBe(413);
+    expect(((await over.json()) as { message: string }).message).toContain('at most 64 artifacts');
+  });
+
+  it('serves every artifact as a download that no browser renders', async () => {
+    const runId = await leasedRun();
+    const html = Buffer.from('<script>alert(document.cookie)</script>');
+    expect((await put(runId, 'report.html', html, 'text/html')).status).toBe(201);
+    const response = await fetch(`${server.url}/v1/runs/${runId}/artifacts/report.html`, {
+      headers: server.headers,
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('application/octet-stream');
+    expect(response.headers.get('content-disposition')).toBe('attachment; filename="report.html"');
+    expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(Buffer.from(await response.arrayBuffer()).equals(html)).toBe(true);
   });
 });

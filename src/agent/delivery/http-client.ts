@@ -17,7 +17,11 @@ const ANSWER_TIMEOUT_MS = 30_000;
 export class ControlPlaneHttp {
   private readonly dispatcher: Dispatcher;
 
-  constructor(private readonly config: Pick<AgentConfig, 'apiUrl' | 'apiKey' | 'accountId' | 'proxy'>) {
+  /** `agentId` goes with every call as `x-agent-id`: artifacts are taken only from the agent that holds the run. */
+  constructor(
+    private readonly config: Pick<AgentConfig, 'apiUrl' | 'apiKey' | 'accountId' | 'proxy'>,
+    private readonly agentId?: string,
+  ) {
     this.dispatcher = httpDispatcher(config.proxy);
   }
 
@@ -107,7 +111,11 @@ export class ControlPlaneHttp {
     const answer = await request(this.url(path), {
       method,
       body,
-      headers: { ...ControlPlaneHttp.credentials(this.config), ...headers },
+      headers: {
+        ...ControlPlaneHttp.credentials(this.config),
+        ...(this.agentId ? { 'x-agent-id': this.agentId } : {}),
+        ...headers,
+      },
       dispatcher: this.dispatcher,
       headersTimeout: ANSWER_TIMEOUT_MS,
       bodyTimeout: ANSWER_TIMEOUT_MS,

@@ -2,13 +2,20 @@ import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { errorReport, PROTOCOL_LIMITS, resultAck, resultUpload } from '../../protocol/index.js';
-import type { AuthContext } from '../auth/context.js';
 import type { ServerContext } from '../context.js';
 import { storeAgentError } from '../gateway/agent-errors.js';
-import { ARTIFACT_NAME, ArtifactTooLargeError, openArtifact, saveArtifact } from '../gateway/artifacts.js';
-import { ApiError, notFound } from '../http/errors.js';
+import {
+  ARTIFACT_NAME,
+  ArtifactRefusal,
+  ArtifactTooLargeError,
+  claimArtifact,
+  openArtifact,
+  saveArtifact,
+  servedType,
+} from '../gateway/artifacts.js';
+import { ApiError, badRequest, notFound } from '../http/errors.js';
 import { defineRoute } from '../http/route.js';
-import { type RunServices, runServicesOf } from '../scheduler/run-services.js';
+import { runServicesOf } from '../scheduler/run-services.js';
 import { recordUploadedResult } from '../sessions/record.js';
 import { storableUpload } from '../sessions/storable-upload.js';
 
@@ -19,16 +26,6 @@ const artifactParams = z.object({
     .string()
     .regex(ARTIFACT_NAME, { message: 'must be a file name: letters, digits, . _ - (at most 200)' }),
 });
-
-/** An agent's own run: of its account and location. */
-async function agentRunOr404(runs: RunServices, auth: AuthContext, runId: string): Promise<void> {
-  const rows = await runs.db.query('SELECT 1 FROM runs WHERE id = $1 AND account_id = $2 AND location = $3', [
-    runId,
-    auth.accountId,
-    auth.locationSlug,
-  ]);
-  if (rows.length === 0) throw notFound('Run', runId);
-}
 
 function tooLarge(): ApiError {
   return new ApiError(
@@ -128,7 +125,14 @@ export function registerAgentRoutes(app: FastifyInstance, context: ServerContext
         ...params,
       });
       if (!artifact) throw notFound('Artifact', `${params.runId}/${params.name}`);
-      return reply.type(artifact.contentType).header('content-length', artifact.size).send(artifact.stream);
+      // Uploaded by agents that run users' scripts: always a download, never a page rendered on this origin.
+      return reply
+        .type(servedType(artifact.contentType))
+        .header('content-length', artifact.size)
+        .header('content-disposition', `attachment; filename="${params.name}"`)
+        .header('x-content-type-options', 'nosniff')
+        .header('content-security-policy', "sandbox; default-src 'none'")
+        .send(artifact.stream);
     },
   });
 
@@ -146,24 +150,36 @@ export function registerAgentRoutes(app: FastifyInstance, context: ServerContext
       responses: {
         201: { description: 'Created', schema: z.object({ url: z.string() }) },
         404: { description: 'Unknown run' },
-        413: { description: 'Larger than 150 MB' },
+        400: { description: 'Without x-agent-id' },
+        409: { description: 'The run is not leased to this agent, or the name was uploaded already' },
+        413: { description: "Larger than 150 MB, or over the run's quota (64 artifacts, 750 MiB)" },
       },
       handler: async ({ auth, params, request }) => {
         const declared = Number(request.headers['content-length']);
         if (declared > PROTOCOL_LIMITS.artifactBytes) throw tooLarge();
-        await agentRunOr404(runs, auth, params.runId);
+        const agentId = request.headers['x-agent-id'];
+        if (typeof agentId !== 'string' || agentId === '') {
+          throw badRequest('x-agent-id: required: the agent that holds the lease of the run', {
+            errors: [{ field: 'x-agent-id', message: 'required' }],
+          });
+        }
+        const ref = { dataDir: runs.dataDir, accountId: auth.accountId, ...params };
         const contentType = request.headers['content-type'] ?? 'application/octet-stream';
+        const body = (request.body as Readable | undefined) ?? Readable.from([]);
         try {
-          await saveArtifact(
+          const left = await claimArtifact(
             runs.db,
-            { dataDir: runs.dataDir, accountId: auth.accountId, ...params },
-            (request.body as Readable | undefined) ?? Readable.from([]),
+            { ...ref, location: auth.locationSlug ?? '', agentId },
+            Number.isFinite(declared) ? declared : 0,
             contentType,
-            PROTOCOL_LIMITS.artifactBytes,
             runs.clock(),
           );
+          await saveArtifact(runs.db, ref, body, Math.min(PROTOCOL_LIMITS.artifactBytes, left));
         } catch (error) {
           if (error instanceof ArtifactTooLargeError) throw tooLarge();
+          if (error instanceof ArtifactRefusal) {
+            throw new ApiError(error.statusCode, error.message, {}, { connection: 'close' });
+          }
           throw error;
         }
         const path = `/v1/runs/${encodeURIComponent(params.runId)}/artifacts/${encodeURIComponent(params.name)}`;
