@@ -19,6 +19,12 @@ const serverEnv = z.object({
   PUBLIC_URL: z.url({ message: 'must be an http(s) URL' }).optional(),
   VANTAGE_BOOTSTRAP_KEY: z.string().min(20, { message: 'must be at least 20 characters' }).optional(),
   METRICS_TOKEN: z.string().min(1).optional(),
+  TRUST_PROXY: z
+    .string()
+    .regex(/^(true|false|[0-9a-fA-F.:/]+(,[0-9a-fA-F.:/]+)*)$/, {
+      message: 'must be true, false, or a comma-separated list of proxy addresses or CIDR ranges',
+    })
+    .optional(),
 });
 
 export interface ServerConfig {
@@ -31,6 +37,13 @@ export interface ServerConfig {
   bootstrapKey?: string;
   /** When set, GET /metrics (Prometheus) asks for `Authorization: Bearer <metricsToken>`; otherwise it is open. */
   metricsToken?: string;
+  /** Proxies whose X-Forwarded-For names a request's source (for the per-source limits): all, none, or these. */
+  trustProxy: boolean | string[];
+}
+
+function trustProxyOf(value: string | undefined): boolean | string[] {
+  if (value === undefined || value === 'false') return false;
+  return value === 'true' ? true : value.split(',');
 }
 
 /** Reads the server's settings from the environment; throws one line per problem. */
@@ -53,5 +66,6 @@ export function serverConfigFromEnv(env: NodeJS.ProcessEnv): ServerConfig {
     publicUrl: (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/$/, ''),
     bootstrapKey: e.VANTAGE_BOOTSTRAP_KEY,
     metricsToken: e.METRICS_TOKEN,
+    trustProxy: trustProxyOf(e.TRUST_PROXY),
   };
 }

@@ -29,6 +29,7 @@ export interface StartOptions {
   version: string;
   logger?: FastifyBaseLogger;
   rateLimit?: { max: number; windowMs: number };
+  failedAuthLimit?: { max: number; windowMs: number };
   /** Clock and timings of the run machinery (tests); the defaults suit production. */
   runs?: RunServiceOptions;
 }
@@ -82,6 +83,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       publicUrl: config.publicUrl,
       logger: options.logger ?? false,
       rateLimit: options.rateLimit,
+      failedAuthLimit: options.failedAuthLimit,
+      trustProxy: config.trustProxy,
     });
     cleanups.push(() => app.close());
     const context: ServerContext = { db, config, log: app.log, version: options.version };

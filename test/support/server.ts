@@ -70,6 +70,9 @@ async function pgliteTemplate(): Promise<string> {
 
 export interface TestServerOptions {
   rateLimit?: { max: number; windowMs: number };
+  failedAuthLimit?: { max: number; windowMs: number };
+  /** Trust X-Forwarded-For (to pose as several sources). */
+  trustProxy?: boolean;
   /** Clock and timings of the run machinery (scheduler, reaper, gateway). */
   runs?: RunServiceOptions;
   /** Share the PostgreSQL database of another server (a second replica); it is not dropped on close. */
@@ -113,12 +116,14 @@ export async function startTestServer(
     logLevel: 'ERROR',
     publicUrl: TEST_PUBLIC_URL,
     bootstrapKey: apiKey,
+    trustProxy: options.trustProxy ?? false,
   };
   const launch = (port: number) =>
     startServer({
       config: { ...config, port },
       version: '0.0.0-test',
       rateLimit: options.rateLimit,
+      failedAuthLimit: options.failedAuthLimit,
       runs: options.runs,
     });
   let server = await launch(0);

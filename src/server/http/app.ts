@@ -1,6 +1,7 @@
 import rateLimit from '@fastify/rate-limit';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import { bearerOf, registerAuth } from '../auth/authenticate.js';
+import { type FailedAuthLimit, registerFailedAuthLimit } from '../auth/failed-auth.js';
 import { hashKey } from '../auth/keys.js';
 import type { Db } from '../store/db.js';
 import { ApiError, errorBody } from './errors.js';
@@ -13,8 +14,12 @@ export interface AppOptions {
   version: string;
   publicUrl: string;
   logger?: FastifyBaseLogger | boolean;
-  /** Requests per key per window (spec: 600 per 60 s). */
+  /** Requests per key (or per token of a keyless route) per window (spec: 600 per 60 s). */
   rateLimit?: { max: number; windowMs: number };
+  /** Failed authentications per source per window (default 30 per 60 s). */
+  failedAuthLimit?: FailedAuthLimit;
+  /** Fastify's trustProxy: which proxies' X-Forwarded-For names the source (TRUST_PROXY). */
+  trustProxy?: boolean | string[];
 }
 
 /** Largest JSON body accepted (check scripts and certificates fit easily). */
@@ -30,6 +35,7 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
       ? { loggerInstance: options.logger }
       : { logger: options.logger ?? false }),
     bodyLimit: BODY_LIMIT_BYTES,
+    trustProxy: options.trustProxy ?? false,
     // Fastify's request lines carry the raw URL, which holds trigger and heartbeat tokens; ours log the route.
     logController: new LogController({ disableRequestLogging: true }),
     ajv: { customOptions: { coerceTypes: false } },
@@ -73,9 +79,12 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(rateLimit, {
     max: limit.max,
     timeWindow: limit.windowMs,
+    // Per key; a keyless route (heartbeat ping, trigger URL) per token, so one busy token starves no other one.
     keyGenerator: (request) => {
       const key = bearerOf(request);
-      return key ? `key:${hashKey(key)}` : `ip:${request.ip}`;
+      if (key) return `key:${hashKey(key)}`;
+      const token = (request.params as { token?: unknown } | undefined)?.token;
+      return typeof token === 'string' && token !== '' ? `token:${hashKey(token)}` : `ip:${request.ip}`;
     },
     errorResponseBuilder: (_request, context) => ({
       ...errorBody(
@@ -87,6 +96,7 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
       ),
     }),
   });
+  registerFailedAuthLimit(app, options.failedAuthLimit ?? { max: 30, windowMs: 60_000 });
   registerAuth(app, options.db);
 
   app.get('/openapi.json', { config: { auth: 'none' } }, async () =>

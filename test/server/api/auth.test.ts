@@ -283,3 +283,70 @@ describe('rate limit', () => {
     });
   });
 });
+
+describe('limits of keyless routes and of failed authentication', () => {
+  let server: TestServer;
+  let api: Api;
+  beforeAll(async () => {
+    server = await startTestServer('pglite', {
+      rateLimit: { max: 5, windowMs: 60_000 },
+      failedAuthLimit: { max: 3, windowMs: 60_000 },
+      trustProxy: true,
+    });
+    api = apiOf(server);
+  });
+  afterAll(async () => server?.close());
+
+  /** A client posing as the source `ip` (the test server trusts X-Forwarded-For). */
+  const from = (ip: string, headers: Record<string, string> = {}) =>
+    api.as({ ...headers, 'x-forwarded-for': ip });
+  const heartbeatToken = async () =>
+    (await api.post('/v1/checks/heartbeat', VALID_CHECKS.heartbeat)).body.heartbeat.pingToken as string;
+
+  it('limits heartbeat pings per token: one busy token from an address starves no other token from it', async () => {
+    const [busy, quiet] = [await heartbeatToken(), await heartbeatToken()];
+    const pinger = from('10.0.0.1');
+    for (let i = 0; i < 5; i++) expect((await pinger.get(`/heartbeats/${busy}`)).status).toBe(200);
+    const limited = await pinger.get(`/heartbeats/${busy}`);
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+    expect((await pinger.get(`/heartbeats/${quiet}`)).status).toBe(200);
+  });
+
+  it('answers 429 to a source after too many invalid keys, without affecting valid keys or other sources', async () => {
+    const admin = {
+      authorization: server.headers.authorization as string,
+      'x-service-account': server.accountId,
+    };
+    const guesser = '10.0.0.2';
+    // The admin works from the guesser's address before the guessing starts (an office behind one NAT).
+    expect((await from(guesser, admin).get('/v1/checks')).status).toBe(200);
+    const guess = () =>
+      from(guesser, {
+        authorization: `Bearer vk_${Math.random().toString(36).slice(2)}`,
+        'x-service-account': 'x',
+      }).get('/v1/checks');
+    for (let i = 0; i < 3; i++) expect((await guess()).status).toBe(401);
+    const blocked = await guess();
+    expect(blocked.status).toBe(429);
+    expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0);
+    expect(blocked.body.message).toContain('Too many failed authentications');
+    // Keys proven valid still work from there; another source is not affected at all.
+    expect((await from(guesser, admin).get('/v1/checks')).status).toBe(200);
+    expect(
+      (
+        await from('10.0.0.3', { authorization: 'Bearer vk_wrong', 'x-service-account': 'x' }).get(
+          '/v1/checks',
+        )
+      ).status,
+    ).toBe(401);
+  });
+
+  it('counts unknown heartbeat and trigger tokens as failed authentication', async () => {
+    const prober = from('10.0.0.4');
+    for (let i = 0; i < 3; i++) expect((await prober.get(`/heartbeats/guess-${i}`)).status).toBe(404);
+    expect((await prober.get('/heartbeats/guess-3')).status).toBe(429);
+    expect((await prober.get('/checks/x/trigger/guess-4')).status).toBe(429);
+    expect((await from('10.0.0.5').get('/heartbeats/guess-5')).status).toBe(404);
+  });
+});

@@ -316,7 +316,11 @@ describe.each(STORES)('the agent gateway (%s)', (store) => {
     agent.credit(1);
     await trigger(checkId);
     const run = await agent.next('run');
-    const headers = { authorization: `Bearer ${location.key}`, 'x-service-account': server.accountId };
+    const headers = {
+      authorization: `Bearer ${location.key}`,
+      'x-service-account': server.accountId,
+      'x-agent-id': 'uploader',
+    };
     const upload = await fetch(`${server.url}/v1/agent/runs/${run.runId}/artifacts/trace.zip`, {
       method: 'PUT',
       headers: { ...headers, 'content-type': 'application/zip' },
