@@ -19,6 +19,7 @@ import {
   scriptSettingsFromEnv,
   userProcesses,
 } from '../../src/runtimes/index.js';
+import { waitFor } from '../support/agent.js';
 
 const identity = {
   checkId: 'check-1',
@@ -30,7 +31,7 @@ const identity = {
 };
 const isRoot = process.getuid?.() === 0;
 const SETPRIV = '/usr/bin/setpriv';
-/** The users of the environment (as root: nobody for every run), and, as root, a user of its own per run. */
+/** The users of the environment (as root: a user of its own per run), and, as root, explicit ranges. */
 const modes: Array<readonly [string, ScriptUsers]> = [
   ['the default users', scriptSettingsFromEnv().scriptUsers],
   ...(isRoot
@@ -209,8 +210,8 @@ describe.runIf(isRoot)('a run folder of a user switched to by setpriv', () => {
 describe.runIf(isRoot)('script users from the environment of an agent running as root', () => {
   const usersOf = (env: NodeJS.ProcessEnv) => scriptSettingsFromEnv(env).scriptUsers;
 
-  it('are nobody by default, one user when given, a user per run from a range, or the agent when asked', () => {
-    expect(usersOf({})).toEqual({ mode: 'shared', user: { uid: 65534, gid: 65534 } });
+  it('are a user per run by default, one user when given, a user per run from a range, or the agent when asked', () => {
+    expect(usersOf({})).toEqual({ mode: 'per-run', first: 62000, last: 62255, via: null });
     expect(usersOf({ VANTAGE_SCRIPT_USER: '2000:3000' })).toEqual({
       mode: 'shared',
       user: { uid: 2000, gid: 3000 },
@@ -224,13 +225,71 @@ describe.runIf(isRoot)('script users from the environment of an agent running as
     expect(usersOf({ VANTAGE_SCRIPT_USER: 'same' })).toEqual({ mode: 'agent', warning: null });
   });
 
-  it('fall back to nobody, naming the setting and its rule, when the range is mistyped', () => {
+  it('fall back to the default users per run, naming the setting and its rule, when the range is mistyped', () => {
     expect(usersOf({ VANTAGE_SCRIPT_USERS: '20063-20000' })).toEqual({
-      mode: 'shared',
-      user: { uid: 65534, gid: 65534 },
+      mode: 'per-run',
+      first: 62000,
+      last: 62255,
+      via: null,
       warning:
-        'VANTAGE_SCRIPT_USERS: must be FIRST-LAST, a range of uids above 0 (got "20063-20000"); scripts run as nobody',
+        'VANTAGE_SCRIPT_USERS: must be FIRST-LAST, a range of uids above 0 (got "20063-20000"); scripts run as uids 62000-62255',
     });
+  });
+
+  it("keep two runs at once apart: neither reads the other's environment, nothing outlives its run", async () => {
+    const users = usersOf({});
+    const workDir = await mkdtemp(join(tmpdir(), 'vantage-apart-'));
+    await chmod(workDir, 0o711);
+    const runs = await Promise.all(
+      ['run-a', 'run-b'].map(async (id) => {
+        const runFolder = await createRunFolder(workDir, id);
+        const runUser = await acquireRunUser(users);
+        await handOver(runFolder, runUser);
+        return { folder: runFolder, user: runUser };
+      }),
+    );
+    const [a, b] = runs as [(typeof runs)[0], (typeof runs)[0]];
+    expect(a.user?.uid).not.toBe(b.user?.uid);
+    const start = (run: typeof a, script: string, env: Record<string, string>) => {
+      const log = new RunLog();
+      const exit = runSandboxed({
+        file: '/bin/sh',
+        args: ['-c', script],
+        cwd: run.folder.work,
+        env: { ...scriptEnvironment(identity, env, run.folder) },
+        marker: runMarker(run.folder),
+        log,
+        user: run.user,
+        timeoutMs: 10_000,
+      });
+      return { log, exit };
+    };
+    // A holds a secret and leaves a detached process behind; B looks for A's environment while A runs.
+    const first = start(a, 'env -i setsid sh -c "sleep 300" & echo started; sleep 2', {
+      SECRET: 'A-secret-value',
+    });
+    await waitFor('A running', async () => (await userProcesses(a.user?.uid ?? 0)).length >= 2);
+    const pids = await userProcesses(a.user?.uid ?? 0);
+    const second = start(
+      b,
+      `for p in ${pids.join(' ')}; do cat /proc/$p/environ 2>/dev/null | tr '\\0' '\\n' | grep SECRET || echo denied; done`,
+      {},
+    );
+    await second.exit;
+    expect(
+      second.log
+        .lines()
+        .map((l) => l.msg)
+        .join('\n'),
+    ).not.toContain('A-secret-value');
+    expect(second.log.lines().map((l) => l.msg)).toContain('denied');
+    await first.exit;
+    expect(await userProcesses(a.user?.uid ?? 0)).toEqual([]);
+    for (const run of runs) {
+      await removeRunFolder(run.folder, false, run.user);
+      run.user?.release();
+    }
+    await rm(workDir, { recursive: true, force: true });
   });
 });
 

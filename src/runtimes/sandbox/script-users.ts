@@ -1,4 +1,5 @@
 import { execFile, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 
 /**
@@ -14,14 +15,14 @@ export interface ScriptUser {
 export type ScriptUsers =
   /** The agent's own user: scripts are not kept from the agent; `warning` says why, when it was not asked for. */
   | { mode: 'agent'; warning: string | null }
-  /** One user for every run (an agent running as root: nobody by default); `warning` names a setting ignored. */
-  | { mode: 'shared'; user: ScriptUser; warning?: string }
+  /** One user for every run (VANTAGE_SCRIPT_USER=uid:gid, as root). */
+  | { mode: 'shared'; user: ScriptUser }
   /**
    * A user of its own for each run, uid and gid alike, taken from FIRST–LAST while the run lasts; a non-root
    * agent switches to it through `via`, a copy of setpriv that may set uids and gids (and that only the agent's
    * group may run).
    */
-  | { mode: 'per-run'; first: number; last: number; via: string | null };
+  | { mode: 'per-run'; first: number; last: number; via: string | null; warning?: string };
 
 /** The user one run's scripts run as. */
 export interface RunUser extends ScriptUser {
@@ -32,8 +33,14 @@ export interface RunUser extends ScriptUser {
   release(): void;
 }
 
-const NOBODY: ScriptUser = { uid: 65534, gid: 65534 };
 const DOCS = 'docs/browser-checks.md, "Script users"';
+
+/**
+ * The uids an agent running as root gives its runs when VANTAGE_SCRIPT_USERS is not set: a user of its own per run,
+ * so no script reads another run's environment (/proc/PID/environ) or outlives its run, and never a user that the
+ * system has (uids in /etc/passwd are skipped; nobody is shared with system daemons).
+ */
+export const DEFAULT_ROOT_SCRIPT_USERS = { first: 62000, last: 62255 } as const;
 
 /**
  * The users from the environment. As root: `VANTAGE_SCRIPT_USERS=FIRST-LAST` gives each run a user of its
@@ -46,15 +53,24 @@ export function resolveScriptUsers(env: NodeJS.ProcessEnv): ScriptUsers {
   if (env.VANTAGE_SCRIPT_USER === 'same') return { mode: 'agent', warning: null };
   const isRoot = process.getuid?.() === 0;
   const range = parseRange(env.VANTAGE_SCRIPT_USERS);
+  const fallback = `uids ${DEFAULT_ROOT_SCRIPT_USERS.first}-${DEFAULT_ROOT_SCRIPT_USERS.last}`;
   if (range instanceof Error) {
-    // A mistyped range must not leave scripts with the agent's rights: as root they run as nobody then.
-    if (isRoot) return { mode: 'shared', user: NOBODY, warning: `${range.message}; scripts run as nobody` };
+    // A mistyped range must not leave scripts with the agent's rights: as root they get the default range then.
+    if (isRoot) {
+      return {
+        mode: 'per-run',
+        ...DEFAULT_ROOT_SCRIPT_USERS,
+        via: null,
+        warning: `${range.message}; scripts run as ${fallback}`,
+      };
+    }
     return { mode: 'agent', warning: `${range.message}; scripts run as the agent's own user` };
   }
   if (isRoot) {
     if (range) return { mode: 'per-run', ...range, via: null };
     const fixed = /^(\d+):(\d+)$/.exec(env.VANTAGE_SCRIPT_USER ?? '');
-    return { mode: 'shared', user: fixed ? { uid: Number(fixed[1]), gid: Number(fixed[2]) } : NOBODY };
+    if (fixed) return { mode: 'shared', user: { uid: Number(fixed[1]), gid: Number(fixed[2]) } };
+    return { mode: 'per-run', ...DEFAULT_ROOT_SCRIPT_USERS, via: null };
   }
   const via = env.VANTAGE_USER_SWITCH || null;
   if (!range || !via) {
@@ -122,12 +138,24 @@ interface Pool {
 }
 const pools = new Map<string, Pool>();
 
+/** Uids of the system's users (/etc/passwd): never handed to a run, whose processes are all killed at its end. */
+function systemUids(): Set<number> {
+  try {
+    const lines = readFileSync('/etc/passwd', 'utf8').split('\n');
+    return new Set(lines.map((line) => Number(line.split(':')[2])).filter(Number.isInteger));
+  } catch {
+    return new Set();
+  }
+}
+
 function poolOf(first: number, last: number): Pool {
   const key = `${first}-${last}`;
   let pool = pools.get(key);
   if (!pool) {
+    const taken = systemUids();
     const size = Math.min(last - first + 1, 4096);
-    pool = { free: Array.from({ length: size }, (_, i) => first + i), waiting: [] };
+    const free = Array.from({ length: size }, (_, i) => first + i).filter((uid) => !taken.has(uid));
+    pool = { free, waiting: [] };
     pools.set(key, pool);
   }
   return pool;
@@ -173,7 +201,7 @@ export function perRunUser(uid: number, via: string | null, release: () => void 
 
 /** Why scripts are not kept from the agent as asked, or a setting was ignored; null when all is as asked. */
 export function scriptUsersWarning(users: ScriptUsers): string | null {
-  return users.mode === 'per-run' ? null : (users.warning ?? null);
+  return users.mode === 'shared' ? null : (users.warning ?? null);
 }
 
 /** How to start `argv` as `user` (the agent's own user when null): the program, its arguments, uid and gid. */
