@@ -5,7 +5,13 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-const BENCHMARKS = ['http-vs-curl.ts', 'tcp-connect.ts', 'icmp-vs-fping.ts', 'browser-run.ts'];
+const BENCHMARKS = [
+  'http-vs-curl.ts',
+  'tcp-connect.ts',
+  'icmp-vs-fping.ts',
+  'browser-run.ts',
+  'hostile-bodies.ts',
+];
 const here = fileURLToPath(new URL('.', import.meta.url));
 const missed: string[] = [];
 for (const name of BENCHMARKS) {

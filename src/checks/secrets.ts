@@ -20,20 +20,27 @@ function formsOf(secret: string): string[] {
   forms.add(encodeURIComponent(secret).replace(/%20/g, '+'));
   forms.add(encodeURI(secret));
   forms.add(JSON.stringify(secret).slice(1, -1));
+  // Its UTF-8 bytes as latin1 text (one character a byte): how it stands in a binary body before base64.
+  forms.add(Buffer.from(secret, 'utf8').toString('latin1'));
   return [...forms].filter((f) => f !== '');
 }
+
+/** A function that masks secrets; `masksNothing` when there are none, so callers can skip preparing text for it. */
+export type Masker = ((text: string) => string) & { readonly masksNothing?: true };
+
+const MASKS_NOTHING: Masker = Object.assign((text: string) => text, { masksNothing: true as const });
 
 /**
  * A function that masks every given secret in a string, longer secrets first. Secrets of at least
  * MIN_SUBSTRING_SECRET_LENGTH characters are masked wherever they appear; shorter ones only as a whole text.
  */
-export function secretMasker(secrets: readonly string[]): (text: string) => string {
+export function secretMasker(secrets: readonly string[]): Masker {
   const forms = [...new Set(secrets.flatMap(formsOf))];
   const long = forms
     .filter((f) => f.length >= MIN_SUBSTRING_SECRET_LENGTH)
     .sort((a, b) => b.length - a.length);
   const whole = new Set(forms.filter((f) => f.length < MIN_SUBSTRING_SECRET_LENGTH));
-  if (forms.length === 0) return (text) => text;
+  if (forms.length === 0) return MASKS_NOTHING;
   const pattern =
     long.length > 0
       ? new RegExp(long.map((f) => f.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'g')

@@ -1,4 +1,4 @@
-import type { CheckOf, CheckType, ResultDetail, VariableSet } from '../checks/index.js';
+import type { CheckOf, CheckType, Masker, ResultDetail, VariableSet } from '../checks/index.js';
 
 /** A client certificate for mTLS, chosen by the host it is for (wildcards allowed: `*.example.com`). */
 export interface ClientCertificate {
@@ -15,7 +15,7 @@ export interface ExecutionContext {
   signal: AbortSignal;
   variables: VariableSet;
   /** Masks secret values; every string an executor puts in its result or error passes through it. */
-  mask: (text: string) => string;
+  mask: Masker;
   runLocation: string;
   /** Identifies this run (and attempt) for logs and scripts. */
   runId: string;

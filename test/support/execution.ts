@@ -1,4 +1,4 @@
-import { type Variable, VariableSet } from '../../src/checks/index.js';
+import { secretMasker, type Variable, VariableSet } from '../../src/checks/index.js';
 import type { ClientCertificate, ExecutionContext } from '../../src/executors/types.js';
 
 /** What a run gives an executor, as the session runner would build it, for executor tests. */
@@ -8,7 +8,7 @@ export function runContext(
   return {
     signal: options.signal ?? new AbortController().signal,
     variables: new VariableSet(options.variables ?? []),
-    mask: (text) => text,
+    mask: secretMasker([]),
     runLocation: 'test',
     runId: 'test-run',
     clientCertificates: options.clientCertificates ?? [],

@@ -1,9 +1,10 @@
+import { writeJsonLine } from './json-lines.js';
 import type { Reporter, ReporterOptions } from './reporter.js';
 
 /** One check-session record per line, as it finishes. */
 export function jsonReporter({ write }: ReporterOptions): Reporter {
   return {
-    onSession: (session) => write(`${JSON.stringify(session)}\n`),
+    onSession: (session) => writeJsonLine(session, write),
     onEnd: async () => {},
   };
 }

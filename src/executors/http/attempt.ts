@@ -1,4 +1,4 @@
-import { type ApiCheckResult, type HttpCheck, responseTimeFlags } from '../../checks/index.js';
+import { type ApiCheckResult, type HttpCheck, type Masker, responseTimeFlags } from '../../checks/index.js';
 import type { Attempt } from '../types.js';
 import { judge, type Verdict } from './assertions.js';
 import { describeError, OverMaxResponseTimeError } from './errors.js';
@@ -17,6 +17,8 @@ export interface AttemptInput {
   startedAt: Date;
   /** Why a setup or teardown script failed, if one did. */
   scriptError?: string | null;
+  /** Masks the run's secrets (a base64 body is masked before it is encoded). */
+  mask?: Masker;
 }
 
 function assess(check: HttpCheck, facts: Parameters<typeof judge>[1]): Verdict & { crash: string | null } {
@@ -29,6 +31,14 @@ function assess(check: HttpCheck, facts: Parameters<typeof judge>[1]): Verdict &
       crash: `assertions could not be evaluated: ${describeError(error)}`,
     };
   }
+}
+
+/** Whether an assertion of the check reads the body as text (TEXT_BODY, JSON_BODY). */
+function readsBodyText(check: HttpCheck): boolean {
+  return (
+    check.checkType === 'API' &&
+    check.request.assertions.some((a) => a.source === 'TEXT_BODY' || a.source === 'JSON_BODY')
+  );
 }
 
 /** The attempt a run's exchange amounts to: flags, error line and the apiCheckResult detail. */
@@ -49,7 +59,7 @@ export function attemptOf(input: AttemptInput): Attempt {
   let verdict: Verdict = { assertions: [], failure: null };
   let response: ApiCheckResult['response'] = null;
   if (received) {
-    const body = bodyOf(received);
+    const body = bodyOf(received, { mask: input.mask, text: readsBodyText(check) });
     const tls = exchange.hops.at(-1)?.tls ?? null;
     response = responseRecord(received, check.checkType === 'URL' ? { ...body, body: '' } : body, times, tls);
     if (requestError === null) {

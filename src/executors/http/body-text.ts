@@ -20,9 +20,24 @@ export function decodeText(data: Buffer, contentType: string | undefined): strin
   }
 }
 
-/** How a result carries a body: text for text-like content types, base64 for anything else. */
+/** Whether bytes hold a C0 control character other than whitespace and ESC: "text" that is binary in all but name. */
+function hasBinaryControls(data: Buffer): boolean {
+  for (let i = 0; i < data.length; i++) {
+    const byte = data[i] as number;
+    if (byte < 0x20 && (byte < 0x09 || (byte > 0x0d && byte !== 0x1b))) return true;
+  }
+  return false;
+}
+
+/**
+ * How a result carries a body: text for text-like content types whose bytes are text, base64 for anything else —
+ * also for a "text" body of invalid UTF-8 or control characters, which as JSON text would grow up to six-fold
+ * (`\u0000` for each NUL byte) where base64 grows by a third.
+ */
 export function bodyEncodingOf(data: Buffer, contentType: string | undefined): 'utf8' | 'base64' {
   const type = mediaType(contentType);
-  if (type === '') return isUtf8(data) ? 'utf8' : 'base64';
-  return TEXT_TYPES.test(type) ? 'utf8' : 'base64';
+  const textual = type === '' || TEXT_TYPES.test(type);
+  const utf8 = /^utf-?8$/i.test(charsetOf(contentType));
+  if (!textual || (utf8 && !isUtf8(data))) return 'base64';
+  return hasBinaryControls(data) ? 'base64' : 'utf8';
 }

@@ -24,25 +24,53 @@ export async function readBody(
     decoders && decoders.length > 0
       ? (pipeline([source, ...decoders], () => {}) as unknown as Readable)
       : source;
-  const chunks: Buffer[] = [];
-  let kept = 0;
+  const kept = new KeptBytes(limit);
   let truncated = false;
   try {
     for await (const chunk of stream as AsyncIterable<Buffer>) {
-      const room = limit - kept;
-      if (chunk.length > room) {
+      if (!kept.add(chunk)) {
         truncated = true;
-        if (room > 0) chunks.push(chunk.subarray(0, room));
-        kept = limit;
         break;
       }
-      chunks.push(chunk);
-      kept += chunk.length;
     }
   } finally {
     if (truncated) discard(source);
   }
-  return { data: Buffer.concat(chunks, kept), truncated, undecoded: decoders === null };
+  return { data: kept.bytes(), truncated, undecoded: decoders === null };
+}
+
+/** Bodies up to this size are gathered chunk by chunk; a larger one is copied once into a buffer of the limit. */
+const SMALL_BODY_BYTES = 1024 * 1024;
+
+/**
+ * The first `limit` bytes of a stream, each byte held once: a large body goes straight into one buffer of the
+ * limit (its untouched pages cost no memory) instead of a list of chunks concatenated at the end, a second copy.
+ */
+class KeptBytes {
+  private chunks: Buffer[] = [];
+  private large: Buffer | null = null;
+  private length = 0;
+
+  constructor(private readonly limit: number) {}
+
+  /** Keeps what fits of `chunk`; false when the limit was reached (what is past it is dropped). */
+  add(chunk: Buffer): boolean {
+    const room = this.limit - this.length;
+    const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
+    if (!this.large && this.length + part.length > SMALL_BODY_BYTES) {
+      this.large = Buffer.allocUnsafeSlow(this.limit);
+      Buffer.concat(this.chunks, this.length).copy(this.large);
+      this.chunks = [];
+    }
+    if (this.large) part.copy(this.large, this.length);
+    else this.chunks.push(part);
+    this.length += part.length;
+    return chunk.length <= room;
+  }
+
+  bytes(): Buffer {
+    return this.large ? this.large.subarray(0, this.length) : Buffer.concat(this.chunks, this.length);
+  }
 }
 
 /** Stops a body unread: destroying it closes the connection, and its abort error is expected. */

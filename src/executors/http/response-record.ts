@@ -1,12 +1,36 @@
-import type { ApiCheckResult, HttpTimingPhases, HttpTimings, TlsDetails } from '../../checks/index.js';
+import {
+  type ApiCheckResult,
+  type HttpTimingPhases,
+  type HttpTimings,
+  type Masker,
+  secretMasker,
+  type TlsDetails,
+} from '../../checks/index.js';
 import { bodyEncodingOf, decodeText } from './body-text.js';
 import type { ReceivedResponse } from './exchange.js';
 import { responseHeaderRecord } from './headers.js';
 
 type ResponseRecord = NonNullable<ApiCheckResult['response']>;
 
-/** A response's body as text for assertions, and as the result carries it. */
-export function bodyOf(response: ReceivedResponse): {
+/**
+ * Bytes as base64 with secrets masked: masking the base64 text itself would miss them, so the bytes are masked as
+ * latin1 text (one character a byte) first.
+ */
+function maskedBase64(data: Buffer, mask: Masker): string {
+  if (mask.masksNothing) return data.toString('base64');
+  const bytes = data.toString('latin1');
+  const masked = mask(bytes);
+  return (masked === bytes ? data : Buffer.from(masked, 'latin1')).toString('base64');
+}
+
+/**
+ * A response's body as the result carries it (a base64 body with secrets masked), and as text for assertions and
+ * scripts — decoded only when asked for or when it is the body, so a 25 MB binary body is not held twice more.
+ */
+export function bodyOf(
+  response: ReceivedResponse,
+  options: { mask?: Masker; text?: boolean } = {},
+): {
   text: string;
   body: string;
   bodyEncoding: ResponseRecord['bodyEncoding'];
@@ -14,9 +38,13 @@ export function bodyOf(response: ReceivedResponse): {
   if (!response.body) return { text: '', body: '', bodyEncoding: null };
   const { data } = response.body;
   const contentType = response.headers['content-type'];
-  const text = decodeText(data, contentType);
   const bodyEncoding = bodyEncodingOf(data, contentType);
-  return { text, body: bodyEncoding === 'utf8' ? text : data.toString('base64'), bodyEncoding };
+  if (bodyEncoding === 'utf8') {
+    const text = decodeText(data, contentType);
+    return { text, body: text, bodyEncoding };
+  }
+  const text = options.text === false ? '' : decodeText(data, contentType);
+  return { text, body: maskedBase64(data, options.mask ?? secretMasker([])), bodyEncoding };
 }
 
 export function responseRecord(

@@ -42,7 +42,16 @@ export async function runHttpCheck(check: HttpCheck, context: ExecutionContext):
   const log = new JobLog();
   let request = writtenRequest(check);
   const finish = (result: Exchange, abortReason: Error | null, scriptError: string | null = null) =>
-    attemptOf({ check, request, exchange: result, abortReason, log, startedAt, scriptError });
+    attemptOf({
+      check,
+      request,
+      exchange: result,
+      abortReason,
+      log,
+      startedAt,
+      scriptError,
+      mask: context.mask,
+    });
   try {
     let planned = check;
     let variables = context.variables;

@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { secretMasker } from '../../../src/checks/index.js';
 import { executeApi, executeUrl } from '../../../src/executors/http/index.js';
 import { startHttpServer, type TestServer } from '../../support/http-servers.js';
 import { apiCheck, apiResult, runContext, urlCheck } from './fixtures.js';
@@ -62,6 +63,22 @@ beforeAll(async () => {
       res.writeHead(200, { 'content-type': 'application/octet-stream' });
       return res.end(Buffer.from([0, 1, 2, 255]));
     }
+    if (path === '/nul-text') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      return res.end('{"a":"\u0000"}\u0000');
+    }
+    if (path === '/invalid-utf8') {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      return res.end(Buffer.from([0x61, 0xff, 0xfe, 0x62]));
+    }
+    if (path === '/tabs') {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      return res.end('a\tb\r\nc\u001b[0m');
+    }
+    if (path === '/binary-echo') {
+      res.writeHead(200, { 'content-type': 'application/octet-stream' });
+      return res.end(Buffer.from('\u0000token=s3cr3t-value\u0000', 'latin1'));
+    }
     if (path === '/latin1') {
       res.writeHead(200, { 'content-type': 'text/plain; charset=iso-8859-1' });
       return res.end(Buffer.from('café', 'latin1'));
@@ -111,7 +128,9 @@ describe('compressed bodies', () => {
     const attempt = await executeApi(apiCheck({ url: server.url(`/bomb/${coding}`) }), runContext());
     const result = apiResult(attempt);
     expect(attempt.error).toBeNull();
-    expect(result.response?.body.length).toBe(MAX_BODY);
+    // Zeros are "text" in name only: carried as base64 (a third larger), not as JSON escapes (six times larger).
+    expect(result.response?.bodyEncoding).toBe('base64');
+    expect(Buffer.from(result.response?.body ?? '', 'base64').length).toBe(MAX_BODY);
     expect(result.jobLog.some((l) => l.level === 'WARN' && /truncated/.test(l.msg))).toBe(true);
   });
 });
@@ -120,6 +139,22 @@ describe('body encodings', () => {
   it('carries a binary body as base64', async () => {
     const attempt = await executeApi(apiCheck({ url: server.url('/binary') }), runContext());
     expect(apiResult(attempt).response).toMatchObject({ body: 'AAEC/w==', bodyEncoding: 'base64' });
+  });
+
+  it('carries a "text" body of control characters or invalid UTF-8 as base64', async () => {
+    for (const path of ['/nul-text', '/invalid-utf8']) {
+      const attempt = await executeApi(apiCheck({ url: server.url(path) }), runContext());
+      expect(apiResult(attempt).response?.bodyEncoding, path).toBe('base64');
+    }
+    const tabs = await executeApi(apiCheck({ url: server.url('/tabs') }), runContext());
+    expect(apiResult(tabs).response).toMatchObject({ body: 'a\tb\r\nc\u001b[0m', bodyEncoding: 'utf8' });
+  });
+
+  it('masks a secret inside a base64 body', async () => {
+    const context = { ...runContext(), mask: secretMasker(['s3cr3t-value']) };
+    const attempt = await executeApi(apiCheck({ url: server.url('/binary-echo') }), context);
+    const body = Buffer.from(apiResult(attempt).response?.body ?? '', 'base64').toString('latin1');
+    expect(body).toBe('\u0000token=*****\u0000');
   });
 
   it('decodes text in the charset it declares', async () => {
