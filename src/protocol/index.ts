@@ -1,3 +1,4 @@
+export * from './json-pieces.js';
 export * from './keys.js';
 export * from './messages.js';
 export * from './slots.js';

@@ -2,7 +2,7 @@ import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ResultSpool } from '../../src/agent/spool/spool.js';
+import { ResultSpool, type SpoolEntry } from '../../src/agent/spool/spool.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { SecretValues } from '../../src/observability/secret-values.js';
 import type { ResultUpload } from '../../src/protocol/index.js';
@@ -27,6 +27,18 @@ async function openSpool(dir: string, maxBytes = 1024 * 1024) {
   return { spool, logs, dropped };
 }
 
+/** What delivery would send of an entry: its JSON, as text. */
+async function sent(spool: ResultSpool, entry: SpoolEntry | undefined): Promise<string> {
+  const json = entry && (await spool.openJson(entry));
+  if (!json) throw new Error('nothing to send');
+  if (Buffer.isBuffer(json.body)) return json.body.toString();
+  const chunks: Buffer[] = [];
+  for await (const chunk of json.body) chunks.push(chunk as Buffer);
+  const text = Buffer.concat(chunks).toString();
+  expect(Buffer.byteLength(text)).toBe(json.bytes);
+  return text;
+}
+
 describe('result spool', () => {
   it('writes each result whole to its own file and reads it back after a restart, oldest first', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'vantage-spool-'));
@@ -35,14 +47,28 @@ describe('result spool', () => {
     await spool.add(upload('run-b'));
     const files = await readdir(dir);
     expect(files).toHaveLength(2);
-    const stored = JSON.parse(await readFile(join(dir, files.sort()[0] as string), 'utf8'));
-    expect(stored).toMatchObject({ key: 'run-a:1', upload: upload('run-a') });
+    // A file is the upload's JSON itself, sent as it is; when it was spooled is in its name.
+    const first = files.sort()[0] as string;
+    expect(JSON.parse(await readFile(join(dir, first), 'utf8'))).toEqual(upload('run-a'));
+    expect(Number(first.split('-')[0])).toBeGreaterThan(Date.now() - 60_000);
+    expect(await sent(spool, spool.entries()[0])).toBe(JSON.stringify(upload('run-a')));
 
     const reopened = (await openSpool(dir)).spool;
     expect(reopened.entries().map((e) => e.key)).toEqual(['run-a:1', 'run-b:1']);
     expect(await reopened.read(reopened.entries()[1] as never)).toEqual(upload('run-b'));
     await reopened.remove(reopened.entries()[0] as never);
     expect((await openSpool(dir)).spool.entries().map((e) => e.key)).toEqual(['run-b:1']);
+  });
+
+  it('reads and sends the files of earlier versions, which wrap the upload with its key and time', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'vantage-spool-'));
+    const wrapped = { key: 'run-old:1', spooledAt: '2026-11-01T10:00:00.000Z', upload: upload('run-old') };
+    await writeFile(join(dir, '00001761991200000-000000-abcdef.result.json'), JSON.stringify(wrapped));
+    const { spool } = await openSpool(dir);
+    const [entry] = spool.entries();
+    expect(entry).toMatchObject({ key: 'run-old:1', spooledAt: new Date(wrapped.spooledAt) });
+    expect(await spool.read(entry as never)).toEqual(upload('run-old'));
+    expect(JSON.parse(await sent(spool, entry))).toEqual(upload('run-old'));
   });
 
   it('clears half-written and unreadable files when it opens', async () => {

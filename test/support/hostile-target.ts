@@ -26,7 +26,10 @@ function zeros(bytes: number): Readable {
   });
 }
 
-async function compress(encoder: zlib.Gzip | zlib.BrotliCompress | zlib.Deflate, bytes: number): Promise<Buffer> {
+async function compress(
+  encoder: zlib.Gzip | zlib.BrotliCompress | zlib.Deflate,
+  bytes: number,
+): Promise<Buffer> {
   const parts: Buffer[] = [];
   encoder.on('data', (part: Buffer) => parts.push(part));
   await pipeline(zeros(bytes), encoder);

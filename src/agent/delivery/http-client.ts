@@ -52,6 +52,17 @@ export class ControlPlaneHttp {
     );
   }
 
+  /** Posts JSON that is already text (a spooled result, streamed from its file as it was written). */
+  async postJsonText(
+    path: string,
+    json: { body: Buffer | Readable; bytes: number },
+    headers: Record<string, string> = {},
+    signal?: AbortSignal,
+  ): Promise<HttpAnswer> {
+    const length = { 'content-type': 'application/json', 'content-length': String(json.bytes) };
+    return this.send(path, 'POST', json.body, { ...length, ...headers }, signal);
+  }
+
   /** Streams a body of known length. */
   async putStream(
     path: string,
@@ -104,7 +115,7 @@ export class ControlPlaneHttp {
   private async send(
     path: string,
     method: 'POST' | 'PUT',
-    body: string | Readable,
+    body: string | Buffer | Readable,
     headers: Record<string, string>,
     signal?: AbortSignal,
   ): Promise<HttpAnswer> {

@@ -135,17 +135,22 @@ export class ResultDelivery {
 
   private async deliver(entry: SpoolEntry): Promise<void> {
     const { spool, http, log } = this.options;
-    const upload = this.refusals.get(entry)?.essential ?? (await spool.read(entry));
-    if (!upload) {
+    const essential = this.refusals.get(entry)?.essential;
+    // The spooled bytes go out as they are: a large result is neither parsed nor written again.
+    const essentialJson = essential && Buffer.from(JSON.stringify(essential));
+    const json = essentialJson
+      ? { body: essentialJson, bytes: essentialJson.length }
+      : await spool.openJson(entry);
+    if (!json) {
       log.warn({ key: entry.key }, 'dropped a spooled result that could not be read');
       await this.forget(entry);
       return;
     }
     let status: number;
     try {
-      ({ status } = await http.postJson(
+      ({ status } = await http.postJsonText(
         AGENT_PATHS.results,
-        upload,
+        json,
         { 'idempotency-key': entry.key },
         this.abort.signal,
       ));
@@ -182,7 +187,7 @@ export class ResultDelivery {
       log.warn({ key: entry.key, status }, 'the control plane says this run is not ours to report; dropped');
       await this.forget(entry);
     } else if (refusedForGood(status) || this.refusedWhileOthersPass(entry, status)) {
-      await this.refused(entry, upload, status);
+      await this.refused(entry, status);
     } else {
       const wait = this.notBefore.get(entry) ?? {
         at: 0,
@@ -207,10 +212,11 @@ export class ResultDelivery {
    * A result the control plane will not take is sent again as its essentials (status, flags, times, first error),
    * so the run still ends with its true status; when even those are refused it is dropped.
    */
-  private async refused(entry: SpoolEntry, upload: ResultUpload, status: number): Promise<void> {
+  private async refused(entry: SpoolEntry, status: number): Promise<void> {
     const { log } = this.options;
     const refusals = this.refusals.get(entry);
-    if (refusals?.essential) {
+    const upload = refusals?.essential ? null : await this.options.spool.read(entry);
+    if (!upload) {
       log.error(
         { key: entry.key, status },
         'the control plane refused even the essentials of a result; dropped',

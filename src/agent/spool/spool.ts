@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
+import { createReadStream } from 'node:fs';
 import { mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
+import type { Readable } from 'node:stream';
 import type { Logger } from '../../observability/logger.js';
-import { idempotencyKey, type ResultUpload, resultUpload } from '../../protocol/index.js';
+import { idempotencyKey, jsonPieces, type ResultUpload, resultUpload } from '../../protocol/index.js';
 import { PARTIAL_PREFIX, writeFileAtomic } from './atomic-write.js';
 
 /** One result waiting for the control plane's acknowledgement. */
@@ -16,6 +18,8 @@ export interface SpoolEntry {
   file: string | null;
   /** Only for entries kept in memory. */
   upload?: ResultUpload;
+  /** A file of an earlier version: `{key, spooledAt, upload}` rather than the upload itself. */
+  wrapped?: boolean;
 }
 
 export interface SpoolOptions {
@@ -68,17 +72,20 @@ export class ResultSpool {
     return spool;
   }
 
-  /** Writes a result; it is on disk when this resolves (or in memory, if the disk failed). */
+  /**
+   * Writes a result; it is on disk when this resolves (or in memory, if the disk failed). The file holds exactly the
+   * upload's JSON, which is sent as it is; when it was spooled is in its name.
+   */
   async add(upload: ResultUpload): Promise<SpoolEntry> {
     const key = idempotencyKey(upload.runId, upload.attempt);
     const spooledAt = new Date();
-    const text = JSON.stringify({ key, spooledAt: spooledAt.toISOString(), upload });
+    const pieces = jsonPieces(upload);
     const name = `${String(spooledAt.getTime()).padStart(14, '0')}-${String(this.sequence++).padStart(6, '0')}-${randomBytes(3).toString('hex')}${SUFFIX}`;
     const file = join(this.dir, name);
-    const bytes = Buffer.byteLength(text);
+    const bytes = pieces.reduce((sum, piece) => sum + Buffer.byteLength(piece), 0);
     let entry: SpoolEntry;
     try {
-      await writeFileAtomic(file, text);
+      await writeFileAtomic(file, pieces);
       entry = { key, runId: upload.runId, spooledAt, bytes, file };
       if (this.failure) this.options.log.info('the spool takes results on disk again');
       this.failure = null;
@@ -93,11 +100,28 @@ export class ResultSpool {
     return entry;
   }
 
+  /** The upload's JSON to send: the file streamed as it is (a large result is not read into memory), and its size. */
+  async openJson(entry: SpoolEntry): Promise<{ body: Buffer | Readable; bytes: number } | null> {
+    const text = (upload: ResultUpload) => Buffer.from(JSON.stringify(upload));
+    if (entry.upload) return { body: text(entry.upload), bytes: entry.bytes };
+    if (!entry.file) return null;
+    if (entry.wrapped) {
+      const upload = await this.read(entry);
+      const body = upload && text(upload);
+      return body ? { body, bytes: body.length } : null;
+    }
+    const info = await stat(entry.file).catch(() => null);
+    return info ? { body: createReadStream(entry.file), bytes: info.size } : null;
+  }
+
   async read(entry: SpoolEntry): Promise<ResultUpload | null> {
     if (entry.upload) return entry.upload;
     if (!entry.file) return null;
     try {
-      return (JSON.parse(await readFile(entry.file, 'utf8')) as { upload: ResultUpload }).upload;
+      const stored = JSON.parse(await readFile(entry.file, 'utf8')) as
+        | ResultUpload
+        | { upload: ResultUpload };
+      return entry.wrapped ? (stored as { upload: ResultUpload }).upload : (stored as ResultUpload);
     } catch {
       return null;
     }
@@ -146,14 +170,17 @@ export class ResultSpool {
     try {
       const [text, info] = await Promise.all([readFile(file, 'utf8'), stat(file)]);
       const stored = JSON.parse(text) as { key?: unknown; spooledAt?: unknown; upload?: unknown };
-      const upload = resultUpload.parse(stored.upload);
-      const spooledAt = new Date(String(stored.spooledAt));
+      // Files of earlier versions wrap the upload with its key and time; today's are the upload itself.
+      const wrapped = 'upload' in stored && 'key' in stored;
+      const upload = resultUpload.parse(wrapped ? stored.upload : stored);
+      const spooledAt = new Date(wrapped ? String(stored.spooledAt) : Number(basename(file).split('-')[0]));
       return {
         key: idempotencyKey(upload.runId, upload.attempt),
         runId: upload.runId,
         spooledAt: Number.isNaN(spooledAt.getTime()) ? info.mtime : spooledAt,
         bytes: info.size,
         file,
+        ...(wrapped ? { wrapped } : {}),
       };
     } catch {
       this.options.log.warn({ file }, 'removed an unreadable file from the spool');

@@ -1,10 +1,14 @@
-import { writeJsonLine } from './json-lines.js';
+import { jsonPieces } from '../../protocol/index.js';
 import type { Reporter, ReporterOptions } from './reporter.js';
 
 /** One check-session record per line, as it finishes. */
 export function jsonReporter({ write }: ReporterOptions): Reporter {
   return {
-    onSession: (session) => writeJsonLine(session, write),
+    // In pieces: a large body is written as it is, not copied into the line first.
+    onSession: (session) => {
+      for (const piece of jsonPieces(session)) write(piece);
+      write('\n');
+    },
     onEnd: async () => {},
   };
 }

@@ -5,10 +5,11 @@ const LARGE_STRING = 1024 * 1024;
 const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
 
 /**
- * Writes a value as one line of JSON, in pieces: a large string that needs no escaping (a base64 body of 33 MB) is
- * written as it is instead of being copied into one big line first — the line would cost its size once more.
+ * A value's JSON text in pieces: a large string that needs no escaping (a base64 body of 33 MB) is its own piece,
+ * taken as it is, instead of being copied into one big text first — that text would cost its size once more. The
+ * pieces joined are exactly `JSON.stringify(value)`.
  */
-export function writeJsonLine(value: unknown, write: (text: string) => void): void {
+export function jsonPieces(value: unknown): string[] {
   const large: string[] = [];
   const marker = `\u0001large-${Math.random().toString(36).slice(2)}-`;
   const text = JSON.stringify(value, (_key, item: unknown) => {
@@ -16,15 +17,9 @@ export function writeJsonLine(value: unknown, write: (text: string) => void): vo
     large.push(item);
     return `${marker}${large.length - 1}`;
   });
-  if (large.length === 0) {
-    write(`${text}\n`);
-    return;
-  }
+  if (large.length === 0) return [text];
   // The marker holds U+0001, which JSON writes as \u0001: it cannot stand in the output but for our placeholders.
   const escaped = JSON.stringify(marker).slice(1, -1);
-  const parts = text.split(new RegExp(`${escaped.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&')}(\\d+)`));
-  parts.forEach((part, i) => {
-    write(i % 2 === 0 ? part : (large[Number(part)] as string));
-  });
-  write('\n');
+  const parts = text.split(new RegExp(`"${escaped.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&')}(\\d+)"`));
+  return parts.flatMap((part, i) => (i % 2 === 0 ? [part] : ['"', large[Number(part)] as string, '"']));
 }
