@@ -211,7 +211,7 @@ describe.runIf(isRoot)('script users from the environment of an agent running as
   const usersOf = (env: NodeJS.ProcessEnv) => scriptSettingsFromEnv(env).scriptUsers;
 
   it('are a user per run by default, one user when given, a user per run from a range, or the agent when asked', () => {
-    expect(usersOf({})).toEqual({ mode: 'per-run', first: 62000, last: 62255, via: null });
+    expect(usersOf({})).toEqual({ mode: 'per-run', first: 60600, last: 60855, via: null });
     expect(usersOf({ VANTAGE_SCRIPT_USER: '2000:3000' })).toEqual({
       mode: 'shared',
       user: { uid: 2000, gid: 3000 },
@@ -228,11 +228,11 @@ describe.runIf(isRoot)('script users from the environment of an agent running as
   it('fall back to the default users per run, naming the setting and its rule, when the range is mistyped', () => {
     expect(usersOf({ VANTAGE_SCRIPT_USERS: '20063-20000' })).toEqual({
       mode: 'per-run',
-      first: 62000,
-      last: 62255,
+      first: 60600,
+      last: 60855,
       via: null,
       warning:
-        'VANTAGE_SCRIPT_USERS: must be FIRST-LAST, a range of uids above 0 (got "20063-20000"); scripts run as uids 62000-62255',
+        'VANTAGE_SCRIPT_USERS: must be FIRST-LAST, a range of uids above 0 (got "20063-20000"); scripts run as uids 60600-60855',
     });
   });
 

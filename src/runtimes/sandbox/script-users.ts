@@ -38,9 +38,10 @@ const DOCS = 'docs/browser-checks.md, "Script users"';
 /**
  * The uids an agent running as root gives its runs when VANTAGE_SCRIPT_USERS is not set: a user of its own per run,
  * so no script reads another run's environment (/proc/PID/environ) or outlives its run, and never a user that the
- * system has (uids in /etc/passwd are skipped; nobody is shared with system daemons).
+ * system has (uids in /etc/passwd are skipped; nobody is shared with system daemons). Below 61184, where systemd's
+ * DynamicUser= services take their uids.
  */
-export const DEFAULT_ROOT_SCRIPT_USERS = { first: 62000, last: 62255 } as const;
+export const DEFAULT_ROOT_SCRIPT_USERS = { first: 60600, last: 60855 } as const;
 
 /**
  * The users from the environment. As root: `VANTAGE_SCRIPT_USERS=FIRST-LAST` gives each run a user of its
