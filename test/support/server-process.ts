@@ -31,7 +31,7 @@ export class ServerProcess {
   }
 
   /** Waits until it prints its listening line; throws with its output when it exits first. */
-  async listening(timeoutMs = 30_000): Promise<void> {
+  async listening(timeoutMs = 90_000): Promise<void> {
     const end = Date.now() + timeoutMs;
     let exited = false;
     void this.exited.then(() => {
@@ -41,6 +41,17 @@ export class ServerProcess {
       if (exited || Date.now() > end) {
         throw new Error(`the server did not start\n${this.stdout}\n${this.stderr}`);
       }
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  }
+
+  /** Waits for the admin key a first start prints after its listening line. */
+  async keyPrinted(timeoutMs = 10_000): Promise<{ accountId: string; apiKey: string }> {
+    const end = Date.now() + timeoutMs;
+    for (;;) {
+      const key = this.printedKey;
+      if (key) return key;
+      if (Date.now() > end) throw new Error(`no key printed\n${this.stdout}`);
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
   }
