@@ -35,15 +35,26 @@ export const retryStrategySchema = z.strictObject({
 });
 export type RetryStrategy = z.infer<typeof retryStrategySchema>;
 
+/** Values a setting may take, with the message that names them. */
+const oneOf = (values: readonly number[]) =>
+  z.number().refine((v) => values.includes(v), { message: `must be one of ${values.join(', ')}` });
+
+/** Alert settings of a check, a group or the account (design/alerting.md, Alert settings); defaults fill the rest. */
 export const alertSettingsSchema = z.strictObject({
   escalationType: z.enum(ESCALATION_TYPES).default('RUN_BASED'),
-  runBasedEscalation: z.strictObject({ failedRunThreshold: z.number().int().min(1) }).optional(),
-  timeBasedEscalation: z.strictObject({ minutesFailingThreshold: z.number().int().min(1) }).optional(),
-  reminders: z.strictObject({ amount: z.number().int().min(0), interval: z.number().min(0) }).optional(),
+  runBasedEscalation: z.strictObject({ failedRunThreshold: z.number().int().min(1).max(5) }).optional(),
+  timeBasedEscalation: z.strictObject({ minutesFailingThreshold: oneOf([5, 10, 15, 30]) }).optional(),
+  reminders: z
+    .strictObject({ amount: oneOf([0, 1, 2, 3, 4, 5, 100_000]), interval: oneOf([5, 10, 15, 30]) })
+    .optional(),
   parallelRunFailureThreshold: z
-    .strictObject({ enabled: z.boolean(), percentage: z.number().min(0).max(100) })
+    .strictObject({ enabled: z.boolean(), percentage: oneOf([10, 20, 30, 40, 50, 60, 70, 80, 90, 100]) })
+    .optional(),
+  sslCertificates: z
+    .strictObject({ enabled: z.boolean(), alertThreshold: z.number().int().min(1).max(30) })
     .optional(),
 });
+export type AlertSettingsInput = z.infer<typeof alertSettingsSchema>;
 
 export const triggerIncidentSchema = z.strictObject({
   serviceId: z.string(),

@@ -3,6 +3,8 @@ import { problemsOf } from '../checks/index.js';
 
 const LOG_LEVELS = ['DEBUG', 'LOG', 'INFO', 'WARN', 'ERROR'] as const;
 
+const httpUrl = z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' });
+
 const serverEnv = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().default('0.0.0.0'),
@@ -25,7 +27,37 @@ const serverEnv = z.object({
       message: 'must be true, false, or a comma-separated list of proxy addresses or CIDR ranges',
     })
     .optional(),
+  SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\//, { message: 'must be an smtp:// or smtps:// URL' })
+    .optional(),
+  ALERT_EMAIL_FROM: z.string().min(3).default('Vantage <alerts@localhost>'),
+  SLACK_API_URL: httpUrl.default('https://slack.com/api'),
+  PAGERDUTY_EVENTS_URL: httpUrl.default('https://events.pagerduty.com/v2/enqueue'),
+  OPSGENIE_API_URL: httpUrl.optional(),
+  TWILIO_API_URL: httpUrl.default('https://api.twilio.com'),
+  TWILIO_ACCOUNT_SID: z.string().min(1).optional(),
+  TWILIO_AUTH_TOKEN: z.string().min(1).optional(),
+  TWILIO_FROM_NUMBER: z.string().min(1).optional(),
 });
+
+/**
+ * Where alert channels deliver besides the addresses users give them (design/alerting.md, Channels): every outside
+ * service is a setting, so a test or an air-gapped install points it at its own.
+ */
+export interface AlertingConfig {
+  /** smtp(s)://user:pass@host:port of the mail server EMAIL channels send through. */
+  smtpUrl?: string;
+  emailFrom: string;
+  /** Base of Slack's Web API (SLACK_APP channels post with chat.postMessage). */
+  slackApiUrl: string;
+  /** PagerDuty's Events API v2 enqueue URL. */
+  pagerDutyEventsUrl: string;
+  /** Opsgenie's API base; absent means by the channel's region (api.opsgenie.com or api.eu.opsgenie.com). */
+  opsgenieApiUrl?: string;
+  /** Twilio's REST API for SMS and CALL channels. */
+  twilio: { apiUrl: string; accountSid?: string; authToken?: string; fromNumber?: string };
+}
 
 export interface ServerConfig {
   port: number;
@@ -39,6 +71,7 @@ export interface ServerConfig {
   metricsToken?: string;
   /** Proxies whose X-Forwarded-For names a request's source (for the per-source limits): all, none, or these. */
   trustProxy: boolean | string[];
+  alerting: AlertingConfig;
 }
 
 function trustProxyOf(value: string | undefined): boolean | string[] {
@@ -67,5 +100,18 @@ export function serverConfigFromEnv(env: NodeJS.ProcessEnv): ServerConfig {
     bootstrapKey: e.VANTAGE_BOOTSTRAP_KEY,
     metricsToken: e.METRICS_TOKEN,
     trustProxy: trustProxyOf(e.TRUST_PROXY),
+    alerting: {
+      smtpUrl: e.SMTP_URL,
+      emailFrom: e.ALERT_EMAIL_FROM,
+      slackApiUrl: e.SLACK_API_URL.replace(/\/$/, ''),
+      pagerDutyEventsUrl: e.PAGERDUTY_EVENTS_URL,
+      opsgenieApiUrl: e.OPSGENIE_API_URL?.replace(/\/$/, ''),
+      twilio: {
+        apiUrl: e.TWILIO_API_URL.replace(/\/$/, ''),
+        accountSid: e.TWILIO_ACCOUNT_SID,
+        authToken: e.TWILIO_AUTH_TOKEN,
+        fromNumber: e.TWILIO_FROM_NUMBER,
+      },
+    },
   };
 }

@@ -5,11 +5,22 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
-import type { ServerConfig } from '../../src/server/config.js';
+import type { AlertingConfig, ServerConfig } from '../../src/server/config.js';
 import type { RunServiceOptions } from '../../src/server/scheduler/run-services.js';
 import { type RunningServer, startServer } from '../../src/server/server.js';
 
 export type Store = 'pglite' | 'postgres';
+
+/** Test servers never send alerts outside this machine: each outside service is a closed local port. */
+const CLOSED = 'http://127.0.0.1:9';
+export const LOCAL_ALERTING: AlertingConfig = {
+  emailFrom: 'Vantage <alerts@localhost>',
+  smtpUrl: 'smtp://127.0.0.1:9',
+  slackApiUrl: CLOSED,
+  pagerDutyEventsUrl: CLOSED,
+  opsgenieApiUrl: CLOSED,
+  twilio: { apiUrl: CLOSED },
+};
 
 /** The stores the server tests run on: always PGlite, and PostgreSQL when TEST_DATABASE_URL is set (CI). */
 export const STORES: Store[] = ['pglite', ...(process.env.TEST_DATABASE_URL ? (['postgres'] as const) : [])];
@@ -75,6 +86,8 @@ export interface TestServerOptions {
   trustProxy?: boolean;
   /** Clock and timings of the run machinery (scheduler, reaper, gateway). */
   runs?: RunServiceOptions;
+  /** Where channels deliver besides users' own addresses; the default is a closed local port for each. */
+  alerting?: Partial<AlertingConfig>;
   /** Share the PostgreSQL database of another server (a second replica); it is not dropped on close. */
   databaseUrl?: string;
 }
@@ -117,6 +130,7 @@ export async function startTestServer(
     publicUrl: TEST_PUBLIC_URL,
     bootstrapKey: apiKey,
     trustProxy: options.trustProxy ?? false,
+    alerting: { ...LOCAL_ALERTING, ...options.alerting },
   };
   const launch = (port: number) =>
     startServer({

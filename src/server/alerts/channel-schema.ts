@@ -22,8 +22,14 @@ const phone = z
 export const ALERT_CHANNEL_CONFIGS = {
   EMAIL: z.strictObject({ address: z.email({ message: 'must be an e-mail address' }) }),
   SLACK: z.strictObject({ url: httpUrl, channel: z.string().optional() }),
-  // Slack-app channels are set up through Slack's OAuth flow; their config is kept as given.
-  SLACK_APP: z.looseObject({}),
+  // Slack-app channels are set up through Slack's OAuth flow; what it stores besides these is kept as given.
+  // They post with chat.postMessage (channel + the app's bot token), or to the app's incoming-webhook url.
+  SLACK_APP: z.looseObject({
+    url: httpUrl.optional(),
+    channel: z.string().min(1).optional(),
+    channelId: z.string().min(1).optional(),
+    token: z.string().min(1).optional(),
+  }),
   WEBHOOK: z.strictObject({
     name: z.string().min(1),
     url: httpUrl,
@@ -36,11 +42,16 @@ export const ALERT_CHANNEL_CONFIGS = {
   }),
   SMS: z.strictObject({ number: phone, name: z.string().min(1) }),
   CALL: z.strictObject({ number: phone, name: z.string().min(1) }),
-  PAGERDUTY: z.strictObject({
-    serviceKey: z.string().min(1),
-    account: z.string().optional(),
-    serviceName: z.string().optional(),
-  }),
+  PAGERDUTY: z
+    .strictObject({
+      routingKey: z.string().min(1).optional(),
+      serviceKey: z.string().min(1).optional(),
+      account: z.string().optional(),
+      serviceName: z.string().optional(),
+    })
+    .refine((c) => c.routingKey !== undefined || c.serviceKey !== undefined, {
+      message: 'needs routingKey (or serviceKey): the integration key of the PagerDuty service',
+    }),
   OPSGENIE: z.strictObject({
     name: z.string().min(1),
     apiKey: z.string().min(1),

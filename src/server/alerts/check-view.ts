@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { StoredResource } from '../store/resources.js';
 import type { AlertChannelDocument } from './channel-schema.js';
+import { maskedChannelConfig } from './channel-secrets.js';
 import type { ChannelSubscription } from './subscriptions.js';
 
 const keyValueList = z.array(z.object({ key: z.string(), value: z.string(), locked: z.boolean() }));
@@ -35,7 +36,8 @@ export function checkAlertChannels(
   for (const sub of subscriptions ?? []) {
     const channel = channels.get(sub.alertChannelId);
     if (!sub.activated || !channel) continue;
-    const { type, config } = channel.document;
+    const type = channel.document.type;
+    const config = maskedChannelConfig(type, channel.document.config);
     if (type === 'EMAIL') view.email.push({ address: text(config, 'address') });
     else if (type === 'SLACK') view.slack.push({ url: text(config, 'url') });
     else if (type === 'SMS') view.sms.push({ number: text(config, 'number'), name: text(config, 'name') });

@@ -11,8 +11,12 @@ import {
   channelDocumentOf,
   type SubscriptionInput,
 } from './channel-schema.js';
+import { withStoredSecrets } from './channel-secrets.js';
 import { alertChannelResponse, alertChannelStore } from './channels.js';
 import { removeChannelSubscriptions, setSubscription, subscriptionsOfChannel } from './subscriptions.js';
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Makes the channel's subscribers exactly `subscriptions`; 400 naming those that do not exist. */
 async function replaceSubscriptions(
@@ -66,7 +70,11 @@ export async function updateAlertChannel(
     const base: Partial<AlertChannelDocument> = typeChanges
       ? { ...stored.document, config: {} }
       : stored.document;
-    const parsed = alertChannelSchema.safeParse(mergeUpdate(base, body));
+    const merged = mergeUpdate(base, body) as Record<string, unknown>;
+    if (!typeChanges && isObject(merged.config)) {
+      merged.config = withStoredSecrets(stored.document.type, merged.config, stored.document.config);
+    }
+    const parsed = alertChannelSchema.safeParse(merged);
     if (!parsed.success) throw validationError('body', problemsOf(parsed.error));
     await store.update(accountId, String(id), channelDocumentOf(parsed.data));
     if (parsed.data.subscriptions) await replaceSubscriptions(tx, accountId, id, parsed.data.subscriptions);

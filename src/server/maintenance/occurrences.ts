@@ -4,7 +4,7 @@ import type { MaintenanceWindowDocument, RepeatUnit } from './schema.js';
 /** Occurrences looked at, at most: a daily window repeats for 27 years before this. */
 export const MAX_OCCURRENCE = 10_000;
 
-/** `date` moved by `count` units; months keep the day of month, or the month's last day when it is shorter. */
+/** `date` moved by `count` units; months and years keep the day of month, or the month's last day when shorter. */
 function addUnits(date: Date, unit: RepeatUnit, count: number): Date {
   const out = new Date(date.getTime());
   if (unit === 'DAY') out.setUTCDate(out.getUTCDate() + count);
@@ -12,7 +12,7 @@ function addUnits(date: Date, unit: RepeatUnit, count: number): Date {
   else {
     const day = out.getUTCDate();
     out.setUTCDate(1);
-    out.setUTCMonth(out.getUTCMonth() + count);
+    out.setUTCMonth(out.getUTCMonth() + (unit === 'YEAR' ? 12 * count : count));
     const lastDay = new Date(Date.UTC(out.getUTCFullYear(), out.getUTCMonth() + 1, 0)).getUTCDate();
     out.setUTCDate(Math.min(day, lastDay));
   }
@@ -75,4 +75,32 @@ export function maintenancesFrom(
     if (new Date(m.endsAt) > from) out.push(m);
   }
   return out;
+}
+
+const DAY_MS = 86_400_000;
+/** The longest a unit can be. */
+const LONGEST_UNIT_MS: Record<RepeatUnit, number> = {
+  DAY: DAY_MS,
+  WEEK: 7 * DAY_MS,
+  MONTH: 31 * DAY_MS,
+  YEAR: 366 * DAY_MS,
+};
+
+/** Whether an occurrence of the window is in progress at `now`. */
+export function isInProgress(window: MaintenanceWindowDocument, now: Date): boolean {
+  const first = occurrence(window, 0);
+  if (!first || now < first.startsAt) return false;
+  if (now < first.endsAt) return true;
+  if (!window.repeatUnit || !window.repeatInterval) return false;
+  // The occurrence in progress, if any, started after now - duration; occurrences are at most the longest unit
+  // apart, so its number is at least this.
+  const longest = LONGEST_UNIT_MS[window.repeatUnit] * window.repeatInterval;
+  const duration = first.endsAt.getTime() - first.startsAt.getTime();
+  const from = Math.floor((now.getTime() - duration - first.startsAt.getTime()) / longest) - 1;
+  for (let n = Math.max(0, from); n <= MAX_OCCURRENCE; n++) {
+    const span = occurrence(window, n);
+    if (!span || span.startsAt > now) return false;
+    if (now < span.endsAt) return true;
+  }
+  return false;
 }

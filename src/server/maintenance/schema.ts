@@ -1,11 +1,14 @@
 import { z } from 'zod';
 
-export const REPEAT_UNITS = ['DAY', 'WEEK', 'MONTH'] as const;
+export const REPEAT_UNITS = ['DAY', 'WEEK', 'MONTH', 'YEAR'] as const;
 export type RepeatUnit = (typeof REPEAT_UNITS)[number];
 
 const dateTime = z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time' });
 
-/** A maintenance window (Checkly's public API): a time span, repeated or not, during which checks of the tags pause alerting. */
+/**
+ * A maintenance window (Checkly's public API): a time span, repeated or not, during which the checks and groups of
+ * its tags pause their scheduled runs, silence their alerts, or both (both by default).
+ */
 export const maintenanceWindowSchema = z
   .strictObject({
     name: z.string().min(1).max(255),
@@ -15,6 +18,8 @@ export const maintenanceWindowSchema = z
     repeatInterval: z.number().int().min(1).nullable().default(null),
     repeatUnit: z.enum(REPEAT_UNITS).nullable().default(null),
     repeatEndsAt: dateTime.nullable().default(null),
+    pauseRuns: z.boolean().default(true),
+    silenceAlerts: z.boolean().default(true),
     // Response-only fields, accepted so that a fetched window can be sent back.
     id: z.unknown().optional(),
     created_at: z.unknown().optional(),
@@ -63,6 +68,8 @@ export const maintenanceWindowResponseSchema = z.object({
   repeatInterval: z.number().int().nullable(),
   repeatUnit: z.enum(REPEAT_UNITS).nullable(),
   repeatEndsAt: z.string().nullable(),
+  pauseRuns: z.boolean(),
+  silenceAlerts: z.boolean(),
   created_at: z.string(),
   updated_at: z.string().nullable(),
 });

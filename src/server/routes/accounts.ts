@@ -1,8 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
+import { alertSettingsSchema } from '../../checks/index.js';
+import { alertSettingsView } from '../alerts/settings.js';
 import type { ServerContext } from '../context.js';
 import { notFound } from '../http/errors.js';
 import { defineRoute } from '../http/route.js';
+import { jsonParam } from '../store/rows.js';
 
 const TAG = 'Accounts';
 
@@ -24,7 +27,7 @@ interface Row {
   runtime_id: string;
   plan: string;
   settings: Record<string, unknown>;
-  alert_settings: Record<string, unknown>;
+  alert_settings: unknown;
 }
 
 /** A self-hosted control plane has one plan and no paid add-ons. */
@@ -39,7 +42,7 @@ function accountOf(row: Row): z.infer<typeof accountSchema> {
     planDisplayName: PLAN_NAMES[row.plan] ?? row.plan,
     addons: {},
     settings: row.settings,
-    alertSettings: row.alert_settings,
+    alertSettings: alertSettingsView(row.alert_settings),
   };
 }
 
@@ -94,6 +97,29 @@ export function registerAccountRoutes(app: FastifyInstance, { db }: ServerContex
     handler: async ({ auth, params }) => {
       const account = params.accountId === auth.accountId ? await load(auth.accountId) : null;
       if (!account) throw notFound('Account', params.accountId);
+      return account;
+    },
+  });
+
+  defineRoute(app, {
+    method: 'PUT',
+    path: '/v1/accounts/me',
+    summary: 'Update the account of the API key: its name and its alert settings (docs/alerting.md)',
+    tag: TAG,
+    auth: 'user',
+    body: z.strictObject({
+      name: z.string().min(1).max(255).optional(),
+      alertSettings: alertSettingsSchema.optional(),
+    }),
+    responses: { 200: { description: 'Successful', schema: accountSchema } },
+    handler: async ({ auth, body }) => {
+      await db.query(
+        `UPDATE accounts SET name = coalesce($2, name), alert_settings = coalesce($3::jsonb, alert_settings)
+          WHERE id = $1`,
+        [auth.accountId, body.name ?? null, body.alertSettings ? jsonParam(body.alertSettings) : null],
+      );
+      const account = await load(auth.accountId);
+      if (!account) throw notFound('Account', auth.accountId);
       return account;
     },
   });

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import {
@@ -7,12 +8,15 @@ import {
   subscriptionSchema,
 } from '../alerts/channel-schema.js';
 import { alertChannelResponse, alertChannelStore } from '../alerts/channels.js';
+import { sendToChannel, targetOf } from '../alerts/delivery.js';
+import { sampleEpisodeId, sampleVariables } from '../alerts/sample.js';
 import {
   alertChannelById,
   createAlertChannel,
   deleteAlertChannel,
   updateAlertChannel,
 } from '../alerts/service.js';
+import { ALERT_TYPES } from '../alerts/state-machine.js';
 import { setSubscription, subscriptionsByChannel } from '../alerts/subscriptions.js';
 import type { ServerContext } from '../context.js';
 import { notFound } from '../http/errors.js';
@@ -22,8 +26,14 @@ import { integerIdParams } from './params.js';
 
 const TAG = 'Alert channels';
 
+const testAnswerSchema = z.object({
+  outcome: z.enum(['SENT', 'FAILED']),
+  responseStatus: z.number().int().nullable(),
+  detail: z.string(),
+});
+
 /** Alert channels (spec: Alert channel) and their subscriptions. */
-export function registerAlertChannelRoutes(app: FastifyInstance, { db }: ServerContext): void {
+export function registerAlertChannelRoutes(app: FastifyInstance, { db, config }: ServerContext): void {
   defineRoute(app, {
     method: 'POST',
     path: '/v1/alert-channels',
@@ -117,5 +127,47 @@ export function registerAlertChannelRoutes(app: FastifyInstance, { db }: ServerC
         }
         return { checkId: body.checkId ?? null, groupId: body.groupId ?? null, activated: body.activated };
       }),
+  });
+
+  defineRoute(app, {
+    method: 'POST',
+    path: '/v1/alert-channels/{id}/test',
+    summary: 'Send a sample alert through the channel now, and answer what the receiver said',
+    tag: TAG,
+    auth: 'user',
+    params: integerIdParams,
+    body: z
+      .strictObject({ alertType: z.enum(ALERT_TYPES).default('ALERT_FAILURE') })
+      .default({ alertType: 'ALERT_FAILURE' }),
+    responses: {
+      200: {
+        description: 'What the receiver answered (outcome SENT when it took the alert)',
+        schema: testAnswerSchema,
+      },
+      404: { description: 'No such alert channel' },
+    },
+    handler: async ({ auth, params, body }) => {
+      const channel = await alertChannelStore(db).get(auth.accountId, String(params.id));
+      if (!channel) throw notFound('Alert channel', params.id);
+      const now = new Date();
+      const outcome = await sendToChannel(
+        db,
+        config.alerting,
+        auth.accountId,
+        targetOf(channel),
+        (accountVariables) => ({
+          notificationId: randomUUID(),
+          alertType: body.alertType,
+          episodeId: sampleEpisodeId(),
+          variables: sampleVariables(body.alertType, config.publicUrl, now),
+          accountVariables,
+        }),
+      );
+      return {
+        outcome: outcome.outcome === 'RETRY' ? 'FAILED' : outcome.outcome,
+        responseStatus: outcome.responseStatus,
+        detail: outcome.detail,
+      };
+    },
   });
 }

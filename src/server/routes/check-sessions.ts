@@ -12,7 +12,7 @@ import { checkResultSchema, checkSessionSchema, completionQuery } from '../sessi
 import { targetSchema } from '../sessions/target.js';
 import { triggerCheckSessions } from '../sessions/trigger.js';
 import { waitUntilFinished } from '../sessions/wait.js';
-import { paginationFields } from './params.js';
+import { paginationFields, unixSeconds } from './params.js';
 
 const TAG = 'Check sessions';
 const sessionParams = z.object({ checkSessionId: z.string().min(1) });
@@ -137,9 +137,6 @@ const listedResultSchema = checkResultSchema.extend({
   checkSessionId: z.string(),
   created_at: z.string(),
 });
-
-const unixSeconds = (description: string) =>
-  z.coerce.number().int().min(0).optional().describe(`${description}, UNIX seconds`);
 
 /** The results of a check across its sessions (Checkly's check-results routes). */
 function registerCheckResultRoutes(app: FastifyInstance, runs: RunServices): void {

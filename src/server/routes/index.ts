@@ -3,6 +3,7 @@ import type { ServerContext } from '../context.js';
 import { registerAccountRoutes } from './accounts.js';
 import { registerAgentRoutes } from './agent.js';
 import { registerAlertChannelRoutes } from './alert-channels.js';
+import { registerAlertNotificationRoutes } from './alert-notifications.js';
 import { registerCheckGroupRoutes } from './check-groups.js';
 import { registerCheckSessionRoutes } from './check-sessions.js';
 import { registerCheckRoutes } from './checks.js';
@@ -30,6 +31,7 @@ export function registerRoutes(app: FastifyInstance, context: ServerContext): vo
   registerTriggerRoutes(app, context);
   registerTriggerRunRoutes(app, context);
   registerAlertChannelRoutes(app, context);
+  registerAlertNotificationRoutes(app, context);
   registerVariableRoutes(app, context);
   registerClientCertificateRoutes(app, context);
   registerCodeBundleRoutes(app, context);

@@ -6,6 +6,7 @@ import type { ServerContext } from '../context.js';
 import { notFound } from '../http/errors.js';
 import { defineRoute } from '../http/route.js';
 import { validationError } from '../http/validation.js';
+import { maintenanceStore } from '../maintenance/active.js';
 import { maintenanceOf, maintenancesFrom } from '../maintenance/occurrences.js';
 import {
   type MaintenanceWindowDocument,
@@ -14,17 +15,19 @@ import {
   maintenanceWindowSchema,
   windowDocumentOf,
 } from '../maintenance/schema.js';
-import type { Db } from '../store/db.js';
-import { nextResourceNumber, ResourceStore, type StoredResource } from '../store/resources.js';
+import { nextResourceNumber, type StoredResource } from '../store/resources.js';
 import { integerId, integerIdParams } from './params.js';
 
 const TAG = 'Maintenance windows';
-const store = (db: Db) => new ResourceStore<MaintenanceWindowDocument>(db, 'maintenance-window');
+const store = maintenanceStore;
 
 function windowResponse(stored: StoredResource<MaintenanceWindowDocument>) {
   return {
     id: Number(stored.id),
     ...stored.document,
+    // Windows stored before these settings existed do both.
+    pauseRuns: stored.document.pauseRuns ?? true,
+    silenceAlerts: stored.document.silenceAlerts ?? true,
     created_at: stored.created_at,
     updated_at: stored.updated_at,
   };

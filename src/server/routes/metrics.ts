@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { Gauge, Registry } from 'prom-client';
+import { notificationCounts } from '../alerts/notifications-query.js';
 import { bearerOf } from '../auth/authenticate.js';
 import type { ServerContext } from '../context.js';
 import { connectedAgentsByLocation } from '../gateway/presence.js';
@@ -12,7 +13,7 @@ const LABELS = ['account', 'location'] as const;
 
 /**
  * GET /metrics: every location's queue in the Prometheus text format, for KEDA or an HPA metrics adapter to
- * scale agents on. Not part of the public API (not in the OpenAPI document): open, or behind METRICS_TOKEN.
+ * scale agents on, and the alert notifications sent, failed and pending. Not part of the public API (not in the OpenAPI document): open, or behind METRICS_TOKEN.
  */
 export function registerMetricsRoute(app: FastifyInstance, context: ServerContext): void {
   const runs = runServicesOf(context);
@@ -36,9 +37,10 @@ export function registerMetricsRoute(app: FastifyInstance, context: ServerContex
 /** A registry of its own per scrape, so concurrent scrapes do not mix and deleted locations drop out. */
 async function scrape(runs: RunServices): Promise<Registry> {
   const now = runs.clock();
-  const [depths, agents] = await Promise.all([
+  const [depths, agents, notifications] = await Promise.all([
     queueDepths(runs.db, now),
     connectedAgentsByLocation(runs.db, now, runs.agentFreshMs),
+    notificationCounts(runs.db),
   ]);
   const registry = new Registry();
   const gauge = (name: string, help: string) =>
@@ -58,6 +60,13 @@ async function scrape(runs: RunServices): Promise<Registry> {
     oldest.set(labels, d.oldestSeconds);
   }
   for (const a of agents) connected.set({ account: a.accountId, location: a.location }, a.count);
+  const alerts = new Gauge({
+    name: 'vantage_alert_notifications',
+    help: 'Alert notifications in the store by channel type and status: PENDING (being tried), SENT, FAILED.',
+    labelNames: ['channel_type', 'status'],
+    registers: [registry],
+  });
+  for (const n of notifications) alerts.set({ channel_type: n.channel_type, status: n.status }, n.count);
   return registry;
 }
 

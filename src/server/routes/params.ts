@@ -16,6 +16,10 @@ export const autoAssignAlertsQuery = z.object({
     .describe('Subscribes the new resource to every existing alert channel (default true)'),
 });
 
+/** A time given as UNIX seconds in a query. */
+export const unixSeconds = (description: string) =>
+  z.coerce.number().int().min(0).optional().describe(`${description}, UNIX seconds`);
+
 /** `?page=1&limit=100`: 1-based page of at most 100 items. */
 export const paginationFields = {
   page: z.coerce.number().int().min(1).max(1_000_000).default(1).describe('1-based page number'),

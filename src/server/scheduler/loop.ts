@@ -30,6 +30,11 @@ export class Loop {
     await this.running;
   }
 
+  /** Runs once soon, unless stopped: something happened that the loop's next run would act on. */
+  wake(): void {
+    if (!this.stopped) void this.runOnce();
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);

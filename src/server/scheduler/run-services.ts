@@ -1,6 +1,10 @@
 import type { Server } from 'node:http';
 import type { FastifyBaseLogger } from 'fastify';
 import { PROTOCOL_LIMITS } from '../../protocol/index.js';
+import { closeMailTransports } from '../alerts/channels/index.js';
+import { alertClockTick } from '../alerts/clock.js';
+import { AlertDelivery } from '../alerts/delivery.js';
+import type { AlertingConfig } from '../config.js';
 import type { ServerContext } from '../context.js';
 import { Gateway } from '../gateway/gateway.js';
 import { type Clock, systemClock } from '../queue/clock.js';
@@ -27,6 +31,12 @@ export interface RunServiceOptions {
   heartbeatIntervalMs?: number;
   helloTimeoutMs?: number;
   pingIntervalMs?: number;
+  /** How often reminders and time-based escalations are looked for. */
+  alertClockTickMs?: number;
+  /** How often the alert outbox is looked at (it is also woken when a session writes to it). */
+  alertDeliveryPollMs?: number;
+  /** The first retry of a notification waits this long, each next one twice as long (up to ten minutes). */
+  alertRetryBaseMs?: number;
 }
 
 const DEFAULTS = {
@@ -39,11 +49,14 @@ const DEFAULTS = {
   heartbeatIntervalMs: PROTOCOL_LIMITS.heartbeatIntervalMs,
   helloTimeoutMs: 10_000,
   pingIntervalMs: 30_000,
+  alertClockTickMs: 5000,
+  alertDeliveryPollMs: 1000,
+  alertRetryBaseMs: 2000,
 };
 
 /**
- * The run machinery of one server: the scheduler, the lease reaper and expiry, the metrics sampler and the agent
- * gateway, over one store and one clock. Every replica runs all of them; the store keeps them from stepping on
+ * The run machinery of one server: the scheduler, the lease reaper and expiry, the metrics sampler, the agent
+ * gateway and alert delivery, over one store and one clock. Every replica runs all of them; the store keeps them from stepping on
  * each other.
  */
 export class RunServices implements RunsContext {
@@ -52,7 +65,9 @@ export class RunServices implements RunsContext {
   readonly gateway: Gateway;
   readonly completionPollMs: number;
   readonly agentFreshMs: number;
+  readonly alerts: AlertDelivery;
   private readonly loops: Loop[];
+  private readonly deliveryLoop: Loop;
   private readonly background: boolean;
   private readonly claims: ClaimMemory = new Map();
   private sampledMinute = -1;
@@ -62,6 +77,7 @@ export class RunServices implements RunsContext {
     readonly publicUrl: string,
     readonly dataDir: string,
     log: FastifyBaseLogger,
+    alerting: AlertingConfig,
     options: RunServiceOptions = {},
   ) {
     const settings = { ...DEFAULTS, ...withoutUndefined(options) };
@@ -70,15 +86,37 @@ export class RunServices implements RunsContext {
     this.completionPollMs = settings.completionPollMs;
     this.agentFreshMs = settings.leaseTtlMs;
     this.gateway = new Gateway({ db, clock: this.clock, events: this.events, log, settings, publicUrl });
+    const retryBaseMs = settings.alertRetryBaseMs;
+    this.alerts = new AlertDelivery(db, { publicUrl, alerting, retryBaseMs }, this.clock, log);
+    this.deliveryLoop = new Loop(
+      'alert delivery',
+      settings.alertDeliveryPollMs,
+      () => this.deliveryTick(),
+      log,
+    );
     this.loops = [
       new Loop('scheduler', settings.schedulerTickMs, () => this.scheduleTick(), log),
       new Loop('lease reaper', settings.reaperTickMs, () => this.reapTick(), log),
       new Loop('metrics sampler', settings.metricsTickMs, () => this.metricsTick(), log),
+      new Loop('alert clock', settings.alertClockTickMs, () => this.alertClockTick(), log),
+      this.deliveryLoop,
     ];
   }
 
   publish(effects: RunEffects): void {
     this.events.publish(effects);
+    // A finished session may have written notifications: send them now rather than at the next poll.
+    if (effects.finishedSessions.size > 0) this.deliveryLoop.wake();
+  }
+
+  /** Escalates TIME_BASED failures and sends reminders that are due. */
+  async alertClockTick(): Promise<void> {
+    if ((await alertClockTick(this.db, this.clock())) > 0) this.deliveryLoop.wake();
+  }
+
+  /** Sends the due notifications of the outbox, batch after batch. */
+  async deliveryTick(): Promise<void> {
+    while ((await this.alerts.deliverDue()) > 0) {}
   }
 
   /** Schedules the due interval of every activated check (once across restarts and replicas). */
@@ -112,6 +150,7 @@ export class RunServices implements RunsContext {
   async stop(): Promise<void> {
     await Promise.all(this.loops.map((loop) => loop.stop()));
     await this.gateway.stop();
+    closeMailTransports();
   }
 }
 
@@ -128,6 +167,7 @@ export function attachRunServices(context: ServerContext, options: RunServiceOpt
     context.config.publicUrl,
     context.config.dataDir,
     context.log,
+    context.config.alerting,
     options,
   );
   attached.set(context, services);

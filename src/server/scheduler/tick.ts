@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { pausedCheckIds } from '../maintenance/active.js';
 import { RunEffects } from '../queue/events.js';
 import { transact } from '../queue/transact.js';
 import { loadChecks } from '../sessions/checks.js';
@@ -15,12 +16,15 @@ export type ClaimMemory = Map<string, number>;
 /**
  * Schedules the current interval of every activated check, once: the interval is claimed in `schedule_slots`
  * (INSERT … ON CONFLICT DO NOTHING) in the same transaction that makes its session and runs, so a restart or a
- * second replica never schedules it again. Intervals that ended while no server ran are not made up for.
+ * second replica never schedules it again. Intervals that ended while no server ran are not made up for, nor are
+ * those a maintenance window paused.
  */
 export async function scheduleDueChecks(db: Db, now: Date, memory: ClaimMemory): Promise<RunEffects> {
   const effects = new RunEffects();
-  const checks = (await loadChecks(db, { activatedOnly: true }))
-    .filter((c) => c.checkType !== 'HEARTBEAT')
+  const stored = (await loadChecks(db, { activatedOnly: true })).filter((c) => c.checkType !== 'HEARTBEAT');
+  const paused = await pausedCheckIds(db, stored, now);
+  const checks = stored
+    .filter((c) => !paused.has(c.id))
     .map(effectiveCheck)
     .filter((c) => c.scheduled);
   const contexts = new Map<string, AccountRunContext>();

@@ -1,3 +1,4 @@
+import { alertOnFinishedSession } from '../alerts/evaluate.js';
 import type { RunEffects } from '../queue/events.js';
 import type { Db } from '../store/db.js';
 import { testSessionStatusOf, worstStatus } from './status.js';
@@ -12,7 +13,8 @@ import {
 
 /**
  * Ends a running session once none of its runs is open: its status is the worst of its FINAL results (one per
- * location of a parallel session). The caller holds the session's lock.
+ * location of a parallel session), and its check's alert state moves in the same transaction. The caller holds
+ * the session's lock.
  */
 export async function finishSessionIfDone(
   tx: Db,
@@ -23,7 +25,9 @@ export async function finishSessionIfDone(
   if (session.status !== 'RUNNING') return;
   if ((await openRunCount(tx, session.id)) > 0) return;
   const finals = (await sessionResults(tx, session.id)).filter((r) => r.result_type === 'FINAL');
-  await setSessionStatus(tx, session.id, worstStatus(finals.map((r) => r.status)), now);
+  const status = worstStatus(finals.map((r) => r.status));
+  await setSessionStatus(tx, session.id, status, now);
+  await alertOnFinishedSession(tx, session, status, finals, now);
   effects.finishedSessions.add(session.id);
   if (session.test_session_id) await finishTestSessionIfDone(tx, session.test_session_id, now, effects);
 }

@@ -1,0 +1,128 @@
+import type { Db } from '../store/db.js';
+import { jsonParam } from '../store/rows.js';
+import type { AlertState, AlertStateName } from './state-machine.js';
+import type { AlertVariables } from './variables.js';
+
+interface Row {
+  state: AlertStateName;
+  failed_sessions: number;
+  failing_since: Date | null;
+  escalate_at: Date | null;
+  state_since: Date;
+  episode_id: string | null;
+  episode_sent: boolean;
+  reminders_sent: number;
+  next_reminder_at: Date | null;
+  ssl_alerted_at: Date | null;
+  last_variables: AlertVariables | null;
+}
+
+export interface StoredAlertState {
+  state: AlertState;
+  /** What the last counted session told: reminders and time-based escalations tell it again. */
+  lastVariables: AlertVariables | null;
+}
+
+function stateOf(row: Row): StoredAlertState {
+  return {
+    state: {
+      state: row.state,
+      failedSessions: row.failed_sessions,
+      failingSince: row.failing_since,
+      escalateAt: row.escalate_at,
+      stateSince: row.state_since,
+      episodeId: row.episode_id,
+      episodeSent: row.episode_sent,
+      remindersSent: row.reminders_sent,
+      nextReminderAt: row.next_reminder_at,
+      sslAlertedAt: row.ssl_alerted_at,
+    },
+    lastVariables: row.last_variables,
+  };
+}
+
+/** Locks a check's alert state (made PASSING first if it has none): every change to it happens under this lock. */
+export async function lockAlertState(
+  tx: Db,
+  accountId: string,
+  checkId: string,
+  now: Date,
+): Promise<StoredAlertState> {
+  await tx.query(
+    `INSERT INTO alert_states (account_id, check_id, state_since) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
+    [accountId, checkId, now],
+  );
+  const [row] = await tx.query<Row>(
+    'SELECT * FROM alert_states WHERE account_id = $1 AND check_id = $2 FOR UPDATE',
+    [accountId, checkId],
+  );
+  return stateOf(row as Row);
+}
+
+/** Locks the state when no other replica holds it; null when one does, or when it is gone. */
+export async function tryLockAlertState(
+  tx: Db,
+  accountId: string,
+  checkId: string,
+): Promise<StoredAlertState | null> {
+  const [row] = await tx.query<Row>(
+    'SELECT * FROM alert_states WHERE account_id = $1 AND check_id = $2 FOR UPDATE SKIP LOCKED',
+    [accountId, checkId],
+  );
+  return row ? stateOf(row) : null;
+}
+
+export async function saveAlertState(
+  tx: Db,
+  accountId: string,
+  checkId: string,
+  stored: StoredAlertState,
+  now: Date,
+): Promise<void> {
+  const s = stored.state;
+  await tx.query(
+    `UPDATE alert_states SET state = $3, failed_sessions = $4, failing_since = $5, escalate_at = $6,
+            state_since = $7, episode_id = $8, episode_sent = $9, reminders_sent = $10, next_reminder_at = $11,
+            ssl_alerted_at = $12, last_variables = $13::jsonb, updated_at = $14
+      WHERE account_id = $1 AND check_id = $2`,
+    [
+      accountId,
+      checkId,
+      s.state,
+      s.failedSessions,
+      s.failingSince,
+      s.escalateAt,
+      s.stateSince,
+      s.episodeId,
+      s.episodeSent,
+      s.remindersSent,
+      s.nextReminderAt,
+      s.sslAlertedAt,
+      stored.lastVariables === null ? null : jsonParam(stored.lastVariables),
+      now,
+    ],
+  );
+}
+
+/** The checks whose reminder or time-based escalation is due. */
+export async function dueAlertStates(
+  db: Db,
+  now: Date,
+  limit: number,
+): Promise<{ account_id: string; check_id: string }[]> {
+  return db.query(
+    `SELECT account_id, check_id FROM alert_states
+      WHERE next_reminder_at <= $1 OR (escalate_at <= $1 AND state <> 'FAILING')
+      ORDER BY least(next_reminder_at, escalate_at) LIMIT $2`,
+    [now, limit],
+  );
+}
+
+/** The alert state of each check of an account (the web app and the API show it). */
+export async function alertStatesOf(db: Db, accountId: string): Promise<Map<string, AlertStateName>> {
+  const rows = await db.query<{ check_id: string; state: AlertStateName }>(
+    'SELECT check_id, state FROM alert_states WHERE account_id = $1',
+    [accountId],
+  );
+  return new Map(rows.map((r) => [r.check_id, r.state]));
+}
