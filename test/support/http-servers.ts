@@ -25,19 +25,21 @@ export interface TestServer {
 export interface ListenOptions {
   /** 127.0.0.1 (default) or ::1 */
   host?: string;
+  /** A given port; a free one by default. */
+  port?: number;
 }
 
-async function listen(server: Server, scheme: 'http' | 'https', host: string): Promise<TestServer> {
+async function listen(server: Server, scheme: 'http' | 'https', host: string, port = 0): Promise<TestServer> {
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, host, () => resolve());
+    server.listen(port, host, () => resolve());
   });
-  const { port } = server.address() as AddressInfo;
-  const origin = `${scheme}://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const { port: bound } = server.address() as AddressInfo;
+  const origin = `${scheme}://${host.includes(':') ? `[${host}]` : host}:${bound}`;
   return {
     server,
     host,
-    port,
+    port: bound,
     origin,
     url: (path = '/') => `${origin}${path}`,
     close: () =>
@@ -49,7 +51,7 @@ async function listen(server: Server, scheme: 'http' | 'https', host: string): P
 }
 
 export function startHttpServer(handler: RequestListener, options: ListenOptions = {}): Promise<TestServer> {
-  return listen(createHttpServer(handler), 'http', options.host ?? '127.0.0.1');
+  return listen(createHttpServer(handler), 'http', options.host ?? '127.0.0.1', options.port);
 }
 
 export function startHttpsServer(

@@ -12,7 +12,10 @@ export interface Receiver extends TestServer {
 }
 
 /** An HTTP receiver that records every request and answers with the next of `answers` (then 200). */
-export async function startReceiver(answers: number[] = []): Promise<Receiver> {
+export async function startReceiver(
+  answers: number[] = [],
+  options: { port?: number } = {},
+): Promise<Receiver> {
   const receiver = { received: [] as ReceivedRequest[], answers: [...answers] };
   const server = await startHttpServer(async (req, res) => {
     const request = await receiveRequest(req);
@@ -20,7 +23,7 @@ export async function startReceiver(answers: number[] = []): Promise<Receiver> {
     res.statusCode = receiver.answers.shift() ?? 200;
     res.setHeader('content-type', 'application/json');
     res.end(JSON.stringify({ ok: res.statusCode < 300 }));
-  });
+  }, options);
   return Object.assign(server, receiver);
 }
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { HTTP_METHODS, keyValueSchema } from '../../checks/index.js';
+import { templateProblem } from './template.js';
 
 export const ALERT_CHANNEL_TYPES = [
   'EMAIL',
@@ -36,7 +37,13 @@ export const ALERT_CHANNEL_CONFIGS = {
     method: z.enum(HTTP_METHODS).default('POST'),
     headers: z.array(keyValueSchema).default([]),
     queryParameters: z.array(keyValueSchema).default([]),
-    template: z.string().optional(),
+    template: z
+      .string()
+      .superRefine((template, ctx) => {
+        const problem = templateProblem(template);
+        if (problem) ctx.addIssue({ code: 'custom', message: `must be a Handlebars template: ${problem}` });
+      })
+      .optional(),
     webhookSecret: z.string().optional(),
     webhookType: z.string().optional(),
   }),

@@ -20,8 +20,8 @@ import { type AttemptRecord, claimDueNotifications, type NotificationRow, record
 
 /** Notifications one replica sends at once. */
 const BATCH = 20;
-/** How long a claimed notification is this replica's: longer than a send can take. */
-const LEASE_MS = 60_000;
+/** How long a claimed notification is this replica's: longer than a send can take (15 s at most). */
+const LEASE_MS = 30_000;
 /** The longest wait between two attempts. */
 const MAX_BACKOFF_MS = 10 * 60_000;
 

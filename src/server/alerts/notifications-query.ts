@@ -87,7 +87,7 @@ export async function listNotifications(db: Db, accountId: string, filter: Notif
   params.push(filter.limit, (filter.page - 1) * filter.limit);
   const rows = await db.query<NotificationRow>(
     `SELECT * FROM alert_notifications WHERE ${where.join(' AND ')}
-      ORDER BY created_at DESC, id LIMIT $${params.length - 1} OFFSET $${params.length}`,
+      ORDER BY created_at DESC, seq DESC LIMIT $${params.length - 1} OFFSET $${params.length}`,
     params,
   );
   return rows.map(listed);

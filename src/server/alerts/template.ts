@@ -51,6 +51,16 @@ function jsonOfEscaped(value: unknown): string {
   return JSON.stringify(value ?? null);
 }
 
+/** Handlebars' parse errors span lines (the text, a caret, what was expected): one line of it. */
+function oneLine(error: unknown): string {
+  return (error as Error).message
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && !/^-*\^$/.test(line))
+    .join(' ')
+    .slice(0, 300);
+}
+
 export class TemplateError extends Error {}
 
 /** Renders `template` with `variables`; a template that does not compile throws a TemplateError naming why. */
@@ -60,7 +70,7 @@ export function renderTemplate(template: string, variables: Record<string, unkno
     const render = handlebars.compile(template, { noEscape: true, strict: false });
     return json ? render(jsonEscaped(variables), { data: { jsonTemplate: true } }) : render(variables);
   } catch (error) {
-    throw new TemplateError(`the template does not render: ${(error as Error).message.split('\n')[0]}`);
+    throw new TemplateError(`the template does not render: ${oneLine(error)}`);
   }
 }
 
@@ -70,6 +80,6 @@ export function templateProblem(template: string): string | null {
     handlebars.precompile(template);
     return null;
   } catch (error) {
-    return (error as Error).message.split('\n').slice(0, 2).join(' ');
+    return oneLine(error);
   }
 }

@@ -9,7 +9,14 @@ const transports = new Map<string, Transporter>();
 function transportFor(smtpUrl: string): Transporter {
   let transport = transports.get(smtpUrl);
   if (!transport) {
-    transport = nodemailer.createTransport(smtpUrl, { pool: true, maxConnections: 2 } as never);
+    // Timeouts well inside the delivery lease: a mail server that hangs is tried again, never sent to twice at once.
+    transport = nodemailer.createTransport(smtpUrl, {
+      pool: true,
+      maxConnections: 2,
+      connectionTimeout: 10_000,
+      greetingTimeout: 10_000,
+      socketTimeout: 15_000,
+    } as never);
     transports.set(smtpUrl, transport);
   }
   return transport;

@@ -35,6 +35,8 @@ CREATE INDEX alert_states_due_escalation ON alert_states (escalate_at) WHERE esc
 -- status: PENDING → SENT | FAILED. A row is leased by pushing next_attempt_at past the send, so one replica sends it.
 CREATE TABLE alert_notifications (
   id text PRIMARY KEY,
+  -- The order notifications were written in (created_at ties within a transaction).
+  seq bigint GENERATED ALWAYS AS IDENTITY,
   account_id text NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
   check_id text NOT NULL,
   channel_id bigint NOT NULL,
