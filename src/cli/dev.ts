@@ -6,6 +6,7 @@ import { loadConfig } from '../agent/config.js';
 import type { CheckSession } from '../checks/index.js';
 import { createLogger } from '../observability/logger.js';
 import { SecretValues } from '../observability/secret-values.js';
+import type { DeliveryEvent } from '../server/alerts/delivery.js';
 import { createUserKey } from '../server/auth/bootstrap.js';
 import { serverConfigFromEnv } from '../server/config.js';
 import { version } from '../version.js';
@@ -68,9 +69,48 @@ async function seedChecks(api: Api, targetUrl: string): Promise<number> {
   return checks.length;
 }
 
+const RECEIVER_NAME = 'vantage dev receiver';
+const FLAKY_CHECK = 'Checkout (fails now and then)';
+
+/**
+ * A webhook channel to the demo shop's alert receiver (its port changes every start), and a check that fails two
+ * minutes out of five, subscribed to it: alerting to watch on a machine with no internet.
+ */
+async function seedAlerting(api: Api, targetUrl: string): Promise<void> {
+  type Channel = { id: number; type: string; config: { name?: string } };
+  const config = { name: RECEIVER_NAME, url: `${targetUrl}/alerts` };
+  const existing = (await api<Channel[]>('GET', '/v1/alert-channels')).find(
+    (c) => c.type === 'WEBHOOK' && c.config.name === RECEIVER_NAME,
+  );
+  const channel = existing
+    ? await api<Channel>('PUT', `/v1/alert-channels/${existing.id}`, { config })
+    : await api<Channel>('POST', '/v1/alert-channels', { type: 'WEBHOOK', config, sendDegraded: true });
+  const checks = await api<{ name: string }[]>('GET', '/v1/checks?limit=100');
+  if (checks.some((c) => c.name === FLAKY_CHECK)) return;
+  await api('POST', '/v1/checks?autoAssignAlerts=false', {
+    checkType: 'API',
+    name: FLAKY_CHECK,
+    frequency: 1,
+    locations: [],
+    privateLocations: [LOCATION],
+    request: { url: '{{TARGET}}/api/checkout', method: 'GET' },
+    alertChannelSubscriptions: [{ alertChannelId: channel.id, activated: true }],
+  });
+}
+
+/** One line per alert delivery: what, about which check, to which channel, and how it went. */
+function alertLine(event: DeliveryEvent): string {
+  const outcome =
+    event.outcome === 'SENT' ? 'delivered' : event.outcome === 'RETRY' ? 'will retry' : 'failed';
+  return `ALERT  ${event.alertType.padEnd(24)} ${event.title}  → ${event.channelType} (${outcome}${
+    event.outcome === 'SENT' ? '' : `: ${event.detail}`
+  })\n`;
+}
+
 /**
  * `vantage dev` (and `npm start`): the control plane on the embedded store, one agent for a private location on
- * this machine, and example checks against a demo shop it serves itself; finished runs are printed as they come.
+ * this machine, and example checks against a demo shop it serves itself; finished runs and delivered alerts are
+ * printed as they come.
  */
 export async function devCommand(env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const serverConfig = serverConfigFromEnv({ VANTAGE_DATA_DIR: '.vantage/dev', LOG_LEVEL: 'WARN', ...env });
@@ -86,6 +126,7 @@ export async function devCommand(env: NodeJS.ProcessEnv = process.env): Promise<
   const locationKey = await localLocationKey(api);
   secrets.add([apiKey, locationKey]);
   const seeded = await seedChecks(api, target.url);
+  await seedAlerting(api, target.url);
 
   const agentConfig = loadConfig({
     LOG_LEVEL: 'WARN',
@@ -103,6 +144,7 @@ export async function devCommand(env: NodeJS.ProcessEnv = process.env): Promise<
       .then((session) => reporter.onSession(session))
       .catch(() => {});
   });
+  server.runs.alerts.on('delivery', (event) => process.stdout.write(alertLine(event)));
 
   process.stdout.write(
     [
@@ -112,11 +154,12 @@ export async function devCommand(env: NodeJS.ProcessEnv = process.env): Promise<
       `  API key        Authorization: Bearer ${apiKey}`,
       `  agent          location "${LOCATION}", health on http://127.0.0.1:${agent.healthPort}/health`,
       `  demo shop      ${target.url}`,
+      `  alerts         "${FLAKY_CHECK}" alerts a webhook receiver of the demo shop`,
       seeded > 0
         ? `  seeded ${seeded} example checks, run every minute`
         : '  checks         as you left them',
       '',
-      'Finished runs appear below. Ctrl-C stops everything.',
+      'Finished runs and delivered alerts appear below. Ctrl-C stops everything.',
       '',
     ].join('\n'),
   );

@@ -61,6 +61,17 @@ function handle(server: Server): void {
         setTimeout(() => json(200, { waited: delay }), delay);
         return;
       }
+      case '/api/checkout':
+        // Down two minutes out of every five: a check of it fails now and then, and recovers.
+        if (new Date().getUTCMinutes() % 5 < 2) return json(503, { error: 'checkout is down for a moment' });
+        json(200, { status: 'ok' });
+        return;
+      case '/alerts':
+        // The demo's alert receiver: `vantage dev` subscribes a webhook channel to it and prints what arrives.
+        if (req.method !== 'POST') return json(405, { error: 'use POST' });
+        req.resume();
+        req.on('end', () => json(200, { received: true }));
+        return;
       case '/old-home':
         res.writeHead(301, { location: '/' });
         res.end();
