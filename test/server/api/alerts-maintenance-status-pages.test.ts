@@ -184,6 +184,8 @@ describe.each(STORES)('alert channels, maintenance windows and status pages (%s)
       expect(created.body).toEqual({
         id: expect.any(Number),
         ...window,
+        pauseRuns: true,
+        silenceAlerts: true,
         created_at: expect.any(String),
         updated_at: null,
       });
