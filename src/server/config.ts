@@ -39,6 +39,7 @@ const serverEnv = z.object({
   TWILIO_ACCOUNT_SID: z.string().min(1).optional(),
   TWILIO_AUTH_TOKEN: z.string().min(1).optional(),
   TWILIO_FROM_NUMBER: z.string().min(1).optional(),
+  ALERT_RETRY_BASE_MS: z.coerce.number().int().min(100).max(600_000).default(1000),
 });
 
 /**
@@ -57,6 +58,8 @@ export interface AlertingConfig {
   opsgenieApiUrl?: string;
   /** Twilio's REST API for SMS and CALL channels. */
   twilio: { apiUrl: string; accountSid?: string; authToken?: string; fromNumber?: string };
+  /** The first retry of a notification waits this long; each next one twice as long, up to ten minutes. */
+  retryBaseMs: number;
 }
 
 export interface ServerConfig {
@@ -112,6 +115,7 @@ export function serverConfigFromEnv(env: NodeJS.ProcessEnv): ServerConfig {
         authToken: e.TWILIO_AUTH_TOKEN,
         fromNumber: e.TWILIO_FROM_NUMBER,
       },
+      retryBaseMs: e.ALERT_RETRY_BASE_MS,
     },
   };
 }

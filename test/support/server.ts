@@ -4,6 +4,7 @@ import { access, cp, mkdtemp, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
+import type { FastifyBaseLogger } from 'fastify';
 import pg from 'pg';
 import type { AlertingConfig, ServerConfig } from '../../src/server/config.js';
 import type { RunServiceOptions } from '../../src/server/scheduler/run-services.js';
@@ -20,6 +21,7 @@ export const LOCAL_ALERTING: AlertingConfig = {
   pagerDutyEventsUrl: CLOSED,
   opsgenieApiUrl: CLOSED,
   twilio: { apiUrl: CLOSED },
+  retryBaseMs: 1000,
 };
 
 /** The stores the server tests run on: always PGlite, and PostgreSQL when TEST_DATABASE_URL is set (CI). */
@@ -88,6 +90,8 @@ export interface TestServerOptions {
   runs?: RunServiceOptions;
   /** Where channels deliver besides users' own addresses; the default is a closed local port for each. */
   alerting?: Partial<AlertingConfig>;
+  /** The server's logger (none by default). */
+  logger?: FastifyBaseLogger;
   /** Share the PostgreSQL database of another server (a second replica); it is not dropped on close. */
   databaseUrl?: string;
 }
@@ -139,6 +143,7 @@ export async function startTestServer(
       rateLimit: options.rateLimit,
       failedAuthLimit: options.failedAuthLimit,
       runs: options.runs,
+      logger: options.logger,
     });
   let server = await launch(0);
   let up = true;

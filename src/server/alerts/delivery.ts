@@ -28,8 +28,6 @@ const MAX_BACKOFF_MS = 10 * 60_000;
 export interface DeliverySettings {
   publicUrl: string;
   alerting: AlertingConfig;
-  /** The first retry waits this long; each next one twice as long, up to ten minutes. */
-  retryBaseMs: number;
 }
 
 /** A notification as it ended (or was tried), for whoever watches deliveries (`vantage dev` prints them). */
@@ -130,7 +128,7 @@ export class AlertDelivery extends EventEmitter<{ delivery: [DeliveryEvent] }> {
 
   /** The wait after attempt `n` (1 is the first): doubling from the base, at most ten minutes. */
   private backoffMs(n: number): number {
-    return Math.min(MAX_BACKOFF_MS, this.settings.retryBaseMs * 2 ** Math.max(0, n - 1));
+    return Math.min(MAX_BACKOFF_MS, this.settings.alerting.retryBaseMs * 2 ** Math.max(0, n - 1));
   }
 }
 

@@ -35,8 +35,6 @@ export interface RunServiceOptions {
   alertClockTickMs?: number;
   /** How often the alert outbox is looked at (it is also woken when a session writes to it). */
   alertDeliveryPollMs?: number;
-  /** The first retry of a notification waits this long, each next one twice as long (up to ten minutes). */
-  alertRetryBaseMs?: number;
 }
 
 const DEFAULTS = {
@@ -51,7 +49,6 @@ const DEFAULTS = {
   pingIntervalMs: 30_000,
   alertClockTickMs: 5000,
   alertDeliveryPollMs: 1000,
-  alertRetryBaseMs: 2000,
 };
 
 /**
@@ -86,8 +83,7 @@ export class RunServices implements RunsContext {
     this.completionPollMs = settings.completionPollMs;
     this.agentFreshMs = settings.leaseTtlMs;
     this.gateway = new Gateway({ db, clock: this.clock, events: this.events, log, settings, publicUrl });
-    const retryBaseMs = settings.alertRetryBaseMs;
-    this.alerts = new AlertDelivery(db, { publicUrl, alerting, retryBaseMs }, this.clock, log);
+    this.alerts = new AlertDelivery(db, { publicUrl, alerting }, this.clock, log);
     this.deliveryLoop = new Loop(
       'alert delivery',
       settings.alertDeliveryPollMs,

@@ -112,6 +112,31 @@ describe.each(STORES)('alerting from finished sessions (%s)', (store) => {
     expect(quiet.types()).toEqual([]);
   });
 
+  it('counts a runParallel session as failed only when the percentage of its locations failed', async () => {
+    const others = ['par-b', 'par-c', 'par-d'];
+    for (const slug of others) await bench.addLocation(slug);
+    const channel = await webhook();
+    const check = await bench.check([channel.id], {
+      runParallel: true,
+      privateLocations: [bench.location.slugName, ...others],
+      useGlobalAlertSettings: false,
+      alertSettings: { parallelRunFailureThreshold: { enabled: true, percentage: 50 } },
+    });
+    const parallel = async (failing: number) => {
+      const created = await server.api('POST', '/v2/check-sessions/trigger', {
+        target: { checkId: [check] },
+      });
+      expect(created.status).toBe(201);
+      const slugs = [bench.location.slugName, ...others];
+      for (const [i, slug] of slugs.entries())
+        await bench.finishRuns(i < failing ? 'FAILED' : 'PASSED', undefined, slug);
+    };
+    await parallel(1);
+    expect(channel.types()).toEqual([]);
+    await parallel(2);
+    expect(channel.types()).toEqual(['ALERT_FAILURE']);
+  });
+
   it('reminds while failing, `amount` times `interval` minutes apart', async () => {
     const channel = await webhook();
     const check = await bench.check([channel.id], {

@@ -28,9 +28,20 @@ export class AlertBench {
   /** A test control plane on `store` with the bench's clock, and a location `slug` with its agent. */
   static async start(store: Store, slug: string, options: TestServerOptions = {}): Promise<AlertBench> {
     const clock = new TestClock(new Date().toISOString());
-    const runs = { background: false, clock: clock.now, alertRetryBaseMs: 1000, ...options.runs };
+    const runs = { background: false, clock: clock.now, ...options.runs };
     const server = await startTestServer(store, { ...options, runs });
     return new AlertBench(server, clock).open(slug);
+  }
+
+  private readonly agents = new Map<string, TestAgent>();
+
+  /** Another private location of the account, with an agent client of its own. */
+  async addLocation(slug: string): Promise<void> {
+    const location = await createLocation(this.server, slug);
+    this.agents.set(
+      slug,
+      await TestAgent.open(this.server.url, location.key, this.server.accountId, 'alert-agent'),
+    );
   }
 
   private async open(slug: string): Promise<this> {
@@ -85,11 +96,15 @@ export class AlertBench {
     return sessionId;
   }
 
-  /** Leases every queued run of the location and posts a result with `outcome` for each. */
-  async finishRuns(outcome: Outcome, tls?: { daysRemaining: number }): Promise<void> {
+  /** Leases every queued run of a location (the bench's by default) and posts a result with `outcome` for each. */
+  async finishRuns(
+    outcome: Outcome,
+    tls?: { daysRemaining: number },
+    location = this.location.slugName,
+  ): Promise<void> {
     const runs = await leaseRuns(this.server.server.runs.db, {
       accountId: this.server.accountId,
-      location: this.location.slugName,
+      location,
       agentId: 'alert-agent',
       credits: { light: 10, browser: 0 },
       kinds: ['API'],
@@ -110,7 +125,8 @@ export class AlertBench {
           tls: { daysRemaining: tls.daysRemaining, validTo: null, subject: 'localhost' },
         };
       }
-      const posted = await this.agent.postResult({ runId: run.id, attempt: run.attempt } as never, result);
+      const agent = this.agents.get(location) ?? this.agent;
+      const posted = await agent.postResult({ runId: run.id, attempt: run.attempt } as never, result);
       if (posted.status !== 200) throw new Error(`result: ${posted.status} ${JSON.stringify(posted.body)}`);
     }
     await this.deliver();
@@ -136,6 +152,7 @@ export class AlertBench {
 
   async close(): Promise<void> {
     this.agent?.close();
+    for (const agent of this.agents.values()) agent.close();
     await this.server.close();
   }
 }
