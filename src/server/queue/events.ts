@@ -8,6 +8,8 @@ export class RunEffects {
   readonly finishedTestSessions = new Set<string>();
   /** Leased runs whose agents must be told to stop. */
   readonly cancelRuns = new Set<string>();
+  /** Sessions whose alerting failed (a bug or a broken stored setting): recorded without it, and logged. */
+  readonly alertingFailures: { sessionId: string; error: unknown }[] = [];
 
   queued(accountId: string, location: string): void {
     this.enqueued.add(queueKey(accountId, location));

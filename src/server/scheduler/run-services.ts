@@ -65,6 +65,7 @@ export class RunServices implements RunsContext {
   readonly alerts: AlertDelivery;
   private readonly loops: Loop[];
   private readonly deliveryLoop: Loop;
+  private readonly log: FastifyBaseLogger;
   private readonly background: boolean;
   private readonly claims: ClaimMemory = new Map();
   private sampledMinute = -1;
@@ -78,6 +79,7 @@ export class RunServices implements RunsContext {
     options: RunServiceOptions = {},
   ) {
     const settings = { ...DEFAULTS, ...withoutUndefined(options) };
+    this.log = log;
     this.clock = options.clock ?? systemClock;
     this.background = options.background ?? true;
     this.completionPollMs = settings.completionPollMs;
@@ -101,6 +103,9 @@ export class RunServices implements RunsContext {
 
   publish(effects: RunEffects): void {
     this.events.publish(effects);
+    for (const { sessionId, error } of effects.alertingFailures) {
+      this.log.error({ err: error, sessionId }, 'alerting failed for a finished session; its result is kept');
+    }
     // A finished session may have written notifications: send them now rather than at the next poll.
     if (effects.finishedSessions.size > 0) this.deliveryLoop.wake();
   }

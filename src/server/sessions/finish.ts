@@ -1,5 +1,6 @@
 import { alertOnFinishedSession } from '../alerts/evaluate.js';
 import type { RunEffects } from '../queue/events.js';
+import { isRetryableConflict } from '../queue/transact.js';
 import type { Db } from '../store/db.js';
 import { testSessionStatusOf, worstStatus } from './status.js';
 import {
@@ -27,9 +28,27 @@ export async function finishSessionIfDone(
   const finals = (await sessionResults(tx, session.id)).filter((r) => r.result_type === 'FINAL');
   const status = worstStatus(finals.map((r) => r.status));
   await setSessionStatus(tx, session.id, status, now);
-  await alertOnFinishedSession(tx, session, status, finals, now);
+  await alertWithoutRisk(tx, session.id, effects, () =>
+    alertOnFinishedSession(tx, session, status, finals, now),
+  );
   effects.finishedSessions.add(session.id);
   if (session.test_session_id) await finishTestSessionIfDone(tx, session.test_session_id, now, effects);
+}
+
+/**
+ * Alerting runs inside the session's transaction but never costs it its result: a failure of alerting itself is
+ * rolled back to a savepoint and reported (a conflict still retries the whole transaction).
+ */
+async function alertWithoutRisk(tx: Db, sessionId: string, effects: RunEffects, alert: () => Promise<void>) {
+  await tx.query('SAVEPOINT alerting');
+  try {
+    await alert();
+    await tx.query('RELEASE SAVEPOINT alerting');
+  } catch (error) {
+    if (isRetryableConflict(error)) throw error;
+    await tx.query('ROLLBACK TO SAVEPOINT alerting');
+    effects.alertingFailures.push({ sessionId, error });
+  }
 }
 
 /** Ends a running test session once all its check sessions ended. */
