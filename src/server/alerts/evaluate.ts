@@ -122,6 +122,28 @@ export const stepInput = (check: AlertingCheck, now: Date): StepInput => ({
 });
 
 /**
+ * ALERT_SSL for a session whose runs saw a certificate within the threshold (of the check's settings or of a
+ * subscribed channel), at most once a day per check; null when there is nothing to say.
+ */
+async function certificateAlert(
+  tx: Db,
+  check: AlertingCheck,
+  session: SessionRow,
+  finals: readonly ResultRow[],
+  lastAlertedAt: Date | null,
+  now: Date,
+): Promise<NewNotification[] | null> {
+  const expiry = soonestExpiry(finals);
+  if (!expiry || check.silenced) return null;
+  if (lastAlertedAt && now.getTime() - lastAlertedAt.getTime() < DAY_MS) return null;
+  const channels = await subscribedChannels(tx, check.stored);
+  if (expiry.daysRemaining > sslAlertThreshold(channels, check.settings)) return null;
+  const vars = alertVariables('ALERT_SSL', check.facts, session, expiry.result, now);
+  const episode = `ssl:${check.stored.id}:${now.toISOString().slice(0, 10)}`;
+  return notificationsFor(tx, check, 'ALERT_SSL', vars, session.id, episode);
+}
+
+/**
  * Applies a finished session to its check's alert state, in the transaction that finishes the session: the state
  * moves, and what it sends is written to the outbox in the same commit (design/alerting.md, Delivery).
  */
@@ -149,16 +171,10 @@ export async function alertOnFinishedSession(
     );
   }
   const next = { ...step.next };
-  const expiry = soonestExpiry(finals);
-  const lastSslAlert = next.sslAlertedAt?.getTime() ?? Number.NEGATIVE_INFINITY;
-  if (expiry && !check.silenced && now.getTime() - lastSslAlert >= DAY_MS) {
-    const channels = await subscribedChannels(tx, check.stored);
-    if (expiry.daysRemaining <= sslAlertThreshold(channels, check.settings)) {
-      const vars = alertVariables('ALERT_SSL', check.facts, session, expiry.result, now);
-      const episode = `ssl:${check.stored.id}:${now.toISOString().slice(0, 10)}`;
-      notifications.push(...(await notificationsFor(tx, check, 'ALERT_SSL', vars, session.id, episode)));
-      next.sslAlertedAt = now;
-    }
+  const certificate = await certificateAlert(tx, check, session, finals, next.sslAlertedAt, now);
+  if (certificate) {
+    notifications.push(...certificate);
+    next.sslAlertedAt = now;
   }
   const lastVariables = outcome === 'PASSED' ? null : told(step.alert ?? 'ALERT_FAILURE');
   await saveAlertState(tx, session.account_id, session.check_id, { state: next, lastVariables }, now);

@@ -117,12 +117,3 @@ export async function dueAlertStates(
     [now, limit],
   );
 }
-
-/** The alert state of each check of an account (the web app and the API show it). */
-export async function alertStatesOf(db: Db, accountId: string): Promise<Map<string, AlertStateName>> {
-  const rows = await db.query<{ check_id: string; state: AlertStateName }>(
-    'SELECT check_id, state FROM alert_states WHERE account_id = $1',
-    [accountId],
-  );
-  return new Map(rows.map((r) => [r.check_id, r.state]));
-}

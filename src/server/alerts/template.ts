@@ -23,7 +23,7 @@ handlebars.registerHelper('json', (value: unknown, options: Handlebars.HelperOpt
 handlebars.registerHelper('eq', (a: unknown, b: unknown) => a === b);
 
 /** Whether a template is (meant to be) a JSON document. */
-export function isJsonTemplate(template: string): boolean {
+function isJsonTemplate(template: string): boolean {
   return /^\s*[[{]/.test(template);
 }
 

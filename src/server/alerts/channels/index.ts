@@ -9,7 +9,6 @@ import { sendWebhook } from './webhook.js';
 
 export { closeMailTransports } from './email.js';
 export type { ChannelTarget, DeliveryOutcome, OutgoingAlert } from './types.js';
-export { webhookSignature } from './webhook.js';
 
 /** How each channel type delivers (design/alerting.md, Channels). */
 export const CHANNEL_SENDERS: Record<AlertChannelType, ChannelSender> = {
