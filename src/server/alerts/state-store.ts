@@ -117,3 +117,22 @@ export async function dueAlertStates(
     [now, limit],
   );
 }
+
+/** A check's alert state as the API shows it; a check no counted session has finished yet is PASSING. */
+export async function alertStateView(db: Db, accountId: string, checkId: string) {
+  const [row] = await db.query<Row>('SELECT * FROM alert_states WHERE account_id = $1 AND check_id = $2', [
+    accountId,
+    checkId,
+  ]);
+  const s = row ? stateOf(row).state : null;
+  return {
+    checkId,
+    state: s?.state ?? ('PASSING' as const),
+    since: s ? s.stateSince.toISOString() : null,
+    failedSessions: s?.failedSessions ?? 0,
+    failingSince: s?.failingSince?.toISOString() ?? null,
+    alerted: s?.episodeSent ?? false,
+    remindersSent: s?.remindersSent ?? 0,
+    nextReminderAt: s?.nextReminderAt?.toISOString() ?? null,
+  };
+}

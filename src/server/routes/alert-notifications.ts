@@ -5,12 +5,25 @@ import {
   listNotifications,
   NOTIFICATION_STATUSES,
 } from '../alerts/notifications-query.js';
-import { ALERT_TYPES } from '../alerts/state-machine.js';
+import { ALERT_STATES, ALERT_TYPES } from '../alerts/state-machine.js';
+import { alertStateView } from '../alerts/state-store.js';
 import type { ServerContext } from '../context.js';
+import { notFound } from '../http/errors.js';
 import { defineRoute } from '../http/route.js';
-import { paginationFields, unixSeconds } from './params.js';
+import { paginationFields, stringIdParams, unixSeconds } from './params.js';
 
-/** What alerting sent, or is still sending (design/alerting.md, Delivery). */
+const alertStateSchema = z.object({
+  checkId: z.string(),
+  state: z.enum(ALERT_STATES),
+  since: z.string().nullable(),
+  failedSessions: z.number().int(),
+  failingSince: z.string().nullable(),
+  alerted: z.boolean().describe('Whether the current failure or degradation was sent to channels'),
+  remindersSent: z.number().int(),
+  nextReminderAt: z.string().nullable(),
+});
+
+/** What alerting sent, or is still sending (design/alerting.md, Delivery), and where each check stands. */
 export function registerAlertNotificationRoutes(app: FastifyInstance, { db }: ServerContext): void {
   defineRoute(app, {
     method: 'GET',
@@ -32,5 +45,26 @@ export function registerAlertNotificationRoutes(app: FastifyInstance, { db }: Se
     }),
     responses: { 200: { description: 'Successful', schema: z.array(alertNotificationSchema) } },
     handler: async ({ auth, query }) => listNotifications(db, auth.accountId, query),
+  });
+
+  defineRoute(app, {
+    method: 'GET',
+    path: '/v1/checks/{id}/alert-state',
+    summary: 'The alert state of a check: PASSING, DEGRADED or FAILING, since when, and its failure so far',
+    tag: 'Alert notifications',
+    auth: 'user',
+    params: stringIdParams,
+    responses: {
+      200: { description: 'Successful', schema: alertStateSchema },
+      404: { description: 'No such check' },
+    },
+    handler: async ({ auth, params }) => {
+      const [check] = await db.query('SELECT 1 FROM checks WHERE id = $1 AND account_id = $2', [
+        params.id,
+        auth.accountId,
+      ]);
+      if (!check) throw notFound('Check', params.id);
+      return alertStateView(db, auth.accountId, params.id);
+    },
   });
 }

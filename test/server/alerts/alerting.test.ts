@@ -49,8 +49,11 @@ describe.each(STORES)('alerting from finished sessions (%s)', (store) => {
     expect(alert.ALERT_TITLE).toContain('is failing');
     await bench.session(check, 'FAILED');
     expect(channel.types()).toEqual(['ALERT_FAILURE']);
+    const failing = await server.api('GET', `/v1/checks/${check}/alert-state`);
+    expect(failing.body).toMatchObject({ state: 'FAILING', failedSessions: 2, alerted: true });
     await bench.session(check, 'PASSED');
     expect(channel.types()).toEqual(['ALERT_FAILURE', 'ALERT_RECOVERY']);
+    expect((await server.api('GET', `/v1/checks/${check}/alert-state`)).body.state).toBe('PASSING');
     const listed = await bench.notifications(`?checkId=${check}`);
     expect(listed.map((x) => [x.alertType, x.status, x.attempts, x.responseStatus])).toEqual([
       ['ALERT_RECOVERY', 'SENT', 1, 200],
