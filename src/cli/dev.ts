@@ -73,8 +73,8 @@ const RECEIVER_NAME = 'vantage dev receiver';
 const FLAKY_CHECK = 'Checkout (fails now and then)';
 
 /**
- * A webhook channel to the demo shop's alert receiver (its port changes every start), and a check that fails two
- * minutes out of five, subscribed to it: alerting to watch on a machine with no internet.
+ * A webhook channel to the demo shop's alert receiver (its port changes every start), and a check that fails one
+ * minute in three, subscribed to it: alerting to watch on a machine with no internet.
  */
 async function seedAlerting(api: Api, targetUrl: string): Promise<void> {
   type Channel = { id: number; type: string; config: { name?: string } };
