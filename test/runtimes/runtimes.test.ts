@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -78,9 +79,14 @@ describe('engines for check suites', () => {
     }
   });
 
-  it('are reported as there when their binary is', () => {
-    const available = availableEngines(runtimesDir);
-    for (const id of PLAYWRIGHT_ENGINES)
-      expect(available.includes(id)).toBe(findEngine(id, runtimesDir) !== null);
+  it('are all there once provisioned, each from its package, and each runs', () => {
+    expect(availableEngines(runtimesDir)).toEqual([...PLAYWRIGHT_ENGINES]);
+    for (const id of PLAYWRIGHT_ENGINES) {
+      const engine = findEngine(id, runtimesDir);
+      expect(engine?.source, id).toBe('package');
+      const version = execFileSync(engine?.executable ?? '', ['--version'], { encoding: 'utf8' }).trim();
+      const major = id.replace(/^(node|bun)/, '').split('.')[0] as string;
+      expect(version, id).toMatch(new RegExp(`^v?${major}\\.`));
+    }
   });
 });

@@ -63,7 +63,8 @@ function handle(server: Server): void {
       }
       case '/api/checkout':
         // Down one minute in every three: a check of it fails now and then, and recovers.
-        if (new Date().getUTCMinutes() % 3 === 0) return json(503, { error: 'checkout is down for a moment' });
+        if (new Date().getUTCMinutes() % 3 === 0)
+          return json(503, { error: 'checkout is down for a moment' });
         json(200, { status: 'ok' });
         return;
       case '/alerts':
