@@ -53,7 +53,7 @@ export class RouteRegistry {
   readonly routes: AnyRouteSpec[] = [];
 }
 
-export function fastifyPath(path: string): string {
+function fastifyPath(path: string): string {
   return path.replace(/\{(\w+)\}/g, ':$1');
 }
 

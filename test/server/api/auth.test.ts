@@ -1,7 +1,6 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../../src/server/http/app.js';
-import { fastifyPath } from '../../../src/server/http/route.js';
 import { registerRoutes } from '../../../src/server/routes/index.js';
 import { attachRunServices } from '../../../src/server/scheduler/run-services.js';
 import { STORES, startTestServer, TEST_PUBLIC_URL, type TestServer } from '../../support/server.js';
