@@ -265,6 +265,16 @@ export class AgentConnection {
       leaseTtlMs: settings.leaseTtlMs,
     });
     this.hooks.onReady(this);
+    this.deps.log.info(
+      {
+        agentId: this.agentId,
+        location: this.auth.location,
+        agentVersion: hello.agentVersion,
+        hostname: hello.hostname,
+        adoptedRuns: this.held.size,
+      },
+      'agent connected',
+    );
   }
 
   revoked(): void {
@@ -283,6 +293,10 @@ export class AgentConnection {
     for (const timer of this.timers) clearTimeout(timer);
     this.hooks.onClosed(this);
     if (wasReady) {
+      this.deps.log.info(
+        { agentId: this.agentId, location: this.auth.location, heldRuns: this.held.size },
+        'agent left',
+      );
       await agentDisconnected(this.deps.db, this.identity(), this.deps.clock()).catch((error) =>
         this.deps.log.warn({ err: error }, 'could not mark an agent disconnected'),
       );

@@ -10,6 +10,7 @@ import { registerCheckRoutes } from './checks.js';
 import { registerClientCertificateRoutes } from './client-certificates.js';
 import { registerCodeBundleRoutes } from './code-bundles.js';
 import { registerErrorGroupRoutes } from './error-groups.js';
+import { registerHealthRoutes } from './health.js';
 import { registerHeartbeatRoutes } from './heartbeats.js';
 import { registerLocationRoutes } from './locations.js';
 import { registerMaintenanceWindowRoutes } from './maintenance-windows.js';
@@ -21,7 +22,7 @@ import { registerTriggerRunRoutes } from './trigger-runs.js';
 import { registerTriggerRoutes } from './triggers.js';
 import { registerVariableRoutes } from './variables.js';
 
-/** Every route module of the public API and the agent gateway, and the Prometheus metrics. */
+/** Every route module of the public API and the agent gateway, the Prometheus metrics and the health probes. */
 export function registerRoutes(app: FastifyInstance, context: ServerContext): void {
   registerLocationRoutes(app);
   registerAccountRoutes(app, context);
@@ -43,4 +44,5 @@ export function registerRoutes(app: FastifyInstance, context: ServerContext): vo
   registerPrivateLocationRoutes(app, context);
   registerAgentRoutes(app, context);
   registerMetricsRoute(app, context);
+  registerHealthRoutes(app, context);
 }

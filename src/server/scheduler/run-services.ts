@@ -103,11 +103,42 @@ export class RunServices implements RunsContext {
 
   publish(effects: RunEffects): void {
     this.events.publish(effects);
+    if (effects.finishedSessions.size > 0) void this.logFinished([...effects.finishedSessions]);
     for (const { sessionId, error } of effects.alertingFailures) {
       this.log.error({ err: error, sessionId }, 'alerting failed for a finished session; its result is kept');
     }
     // A finished session may have written notifications: send them now rather than at the next poll.
     if (effects.finishedSessions.size > 0) this.deliveryLoop.wake();
+  }
+
+  /** One line per finished session at the default level: an operator sees runs end without asking the API. */
+  private async logFinished(ids: string[]): Promise<void> {
+    const rows = await this.db
+      .query<{
+        id: string;
+        check_id: string;
+        name: string;
+        status: string;
+        run_source: string;
+        run_locations: string[];
+      }>(
+        'SELECT id, check_id, name, status, run_source, run_locations FROM check_sessions WHERE id = ANY($1::text[])',
+        [ids],
+      )
+      .catch(() => []);
+    for (const r of rows) {
+      this.log.info(
+        {
+          sessionId: r.id,
+          checkId: r.check_id,
+          check: r.name,
+          status: r.status,
+          runSource: r.run_source,
+          locations: r.run_locations,
+        },
+        'check session finished',
+      );
+    }
   }
 
   /** Escalates TIME_BASED failures and sends reminders that are due. */

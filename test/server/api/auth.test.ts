@@ -236,8 +236,9 @@ describe.each(STORES)('authentication, isolation, errors and OpenAPI (%s)', (sto
       expect(result.valid).toBe(true);
 
       // What fastify really serves, collected as a fresh app registers the same route modules.
-      // /metrics is Prometheus's, not the API's: the one route left out of the document on purpose.
-      const served = (await servedRoutes(server)).filter((route) => route !== 'GET /metrics');
+      // Prometheus's /metrics and the orchestrator's probes are not the API's: left out of the document on purpose.
+      const unpublished = ['GET /metrics', 'GET /-/liveness', 'GET /-/readiness'];
+      const served = (await servedRoutes(server)).filter((route) => !unpublished.includes(route));
       const documented = Object.entries(document.paths as Record<string, Record<string, unknown>>)
         .flatMap(([path, operations]) => Object.keys(operations).map((m) => `${m.toUpperCase()} ${path}`))
         .sort();
