@@ -5,7 +5,7 @@ import type { ServerConfig } from './config.js';
 import type { ServerContext } from './context.js';
 import { createApp } from './http/app.js';
 import { registerRoutes } from './routes/index.js';
-import { attachRunServices, type RunServiceOptions, type RunServices } from './scheduler/run-services.js';
+import { createRunServices, type RunServiceOptions, type RunServices } from './scheduler/run-services.js';
 import { lockDataDir, StartError } from './store/data-dir-lock.js';
 import { openDb } from './store/db.js';
 import { migrate } from './store/migrate.js';
@@ -87,8 +87,8 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       trustProxy: config.trustProxy,
     });
     cleanups.push(() => app.close());
-    const context: ServerContext = { db, config, log: app.log, version: options.version };
-    const runs = attachRunServices(context, options.runs);
+    const runs = createRunServices({ db, config, log: app.log }, options.runs);
+    const context: ServerContext = { db, config, log: app.log, version: options.version, runs };
     registerRoutes(app, context);
     const address = await listen(app, config);
     const bootstrap = await bootstrapAccount(db, config.bootstrapKey);

@@ -15,7 +15,6 @@ import {
 } from '../gateway/artifacts.js';
 import { ApiError, badRequest, notFound } from '../http/errors.js';
 import { defineRoute } from '../http/route.js';
-import { runServicesOf } from '../scheduler/run-services.js';
 import { recordUploadedResult } from '../sessions/record.js';
 import { storableUpload } from '../sessions/storable-upload.js';
 
@@ -37,7 +36,7 @@ function tooLarge(): ApiError {
 }
 
 export function registerAgentRoutes(app: FastifyInstance, context: ServerContext): void {
-  const runs = runServicesOf(context);
+  const runs = context.runs;
 
   defineRoute(app, {
     method: 'GET',

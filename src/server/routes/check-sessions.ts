@@ -4,7 +4,7 @@ import type { CheckSession } from '../../checks/index.js';
 import type { ServerContext } from '../context.js';
 import { ApiError, conflict, notFound } from '../http/errors.js';
 import { defineRoute } from '../http/route.js';
-import { type RunServices, runServicesOf } from '../scheduler/run-services.js';
+import type { RunServices } from '../scheduler/run-services.js';
 import { cancelCheckSession } from '../sessions/cancel.js';
 import { readCheckSession } from '../sessions/read.js';
 import { getCheckResult, listCheckResults } from '../sessions/results-query.js';
@@ -37,7 +37,7 @@ async function readOr404(runs: RunServices, accountId: string, id: string): Prom
 }
 
 export function registerCheckSessionRoutes(app: FastifyInstance, context: ServerContext): void {
-  const runs = runServicesOf(context);
+  const runs = context.runs;
 
   for (const version of ['v1', 'v2'] as const) {
     defineRoute(app, {

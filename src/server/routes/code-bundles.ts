@@ -14,7 +14,6 @@ import {
 import type { ServerContext } from '../context.js';
 import { ApiError, badRequest, notFound } from '../http/errors.js';
 import { defineRoute } from '../http/route.js';
-import { runServicesOf } from '../scheduler/run-services.js';
 
 const TAG = 'Code bundles';
 const bundleSchema = z.object({
@@ -37,7 +36,7 @@ function tooLarge(): ApiError {
 }
 
 export function registerCodeBundleRoutes(app: FastifyInstance, context: ServerContext): void {
-  const runs = runServicesOf(context);
+  const runs = context.runs;
   const { db } = runs;
 
   // The upload is a raw .tar.gz, streamed to disk: this context reads no body itself.

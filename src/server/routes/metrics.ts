@@ -7,7 +7,7 @@ import type { ServerContext } from '../context.js';
 import { connectedAgentsByLocation } from '../gateway/presence.js';
 import { ApiError } from '../http/errors.js';
 import { queueDepths } from '../queue/depth.js';
-import { type RunServices, runServicesOf } from '../scheduler/run-services.js';
+import type { RunServices } from '../scheduler/run-services.js';
 
 const LABELS = ['account', 'location'] as const;
 
@@ -16,7 +16,7 @@ const LABELS = ['account', 'location'] as const;
  * scale agents on, and the alert notifications sent, failed and pending. Not part of the public API (not in the OpenAPI document): open, or behind METRICS_TOKEN.
  */
 export function registerMetricsRoute(app: FastifyInstance, context: ServerContext): void {
-  const runs = runServicesOf(context);
+  const runs = context.runs;
   const token = context.config.metricsToken;
   app.get('/metrics', { config: { auth: 'none' } }, async (request, reply) => {
     if (token !== undefined && !sameSecret(bearerOf(request), token)) {

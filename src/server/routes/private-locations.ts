@@ -21,7 +21,7 @@ import { validationError } from '../http/validation.js';
 import { RunEffects } from '../queue/events.js';
 import { requeueRunsOfKey } from '../queue/lease.js';
 import { METRICS_RETENTION_MS } from '../scheduler/metrics.js';
-import { type RunServices, runServicesOf } from '../scheduler/run-services.js';
+import type { RunServices } from '../scheduler/run-services.js';
 import { iso, isoOrNull } from '../store/rows.js';
 
 const TAG = 'Private locations';
@@ -137,7 +137,7 @@ async function locationRecord(runs: RunServices, row: PrivateLocationRow, newKey
 }
 
 export function registerPrivateLocationRoutes(app: FastifyInstance, context: ServerContext): void {
-  const runs = runServicesOf(context);
+  const runs = context.runs;
   const { db } = runs;
   const found = async (accountId: string, id: string) => {
     const row = await getPrivateLocation(db, accountId, id);

@@ -5,7 +5,6 @@ import type { ServerContext } from '../context.js';
 import { conflict, notFound } from '../http/errors.js';
 import { defineRoute } from '../http/route.js';
 import { validationError } from '../http/validation.js';
-import { runServicesOf } from '../scheduler/run-services.js';
 import { cancelTestSession } from '../sessions/cancel.js';
 import { readTestSession } from '../sessions/read.js';
 import { completionQuery, testSessionSchema } from '../sessions/schemas.js';
@@ -48,7 +47,7 @@ async function checkLocation(db: Db, accountId: string, location: string, field:
 }
 
 export function registerTestSessionRoutes(app: FastifyInstance, context: ServerContext): void {
-  const runs = runServicesOf(context);
+  const runs = context.runs;
 
   defineRoute(app, {
     method: 'POST',

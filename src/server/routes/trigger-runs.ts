@@ -4,7 +4,6 @@ import { runnableCheckIdsInGroup } from '../checks/repository.js';
 import type { ServerContext } from '../context.js';
 import { ApiError, notFound } from '../http/errors.js';
 import { defineRoute } from '../http/route.js';
-import { runServicesOf } from '../scheduler/run-services.js';
 import { checkSessionSchema } from '../sessions/schemas.js';
 import { triggerCheckSessions } from '../sessions/trigger.js';
 import { findTrigger } from '../triggers/store.js';
@@ -20,7 +19,7 @@ const startedSchema = z.object({ checkSessions: z.array(checkSessionSchema) });
  */
 export function registerTriggerRunRoutes(app: FastifyInstance, context: ServerContext): void {
   const { db } = context;
-  const runs = runServicesOf(context);
+  const runs = context.runs;
   const unknown = () => notFound('Trigger', 'token');
 
   for (const method of ['GET', 'POST'] as const) {

@@ -190,24 +190,11 @@ function withoutUndefined<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
-const attached = new WeakMap<ServerContext, RunServices>();
-
-/** Makes the run services of a server; route modules find them through its context. */
-export function attachRunServices(context: ServerContext, options: RunServiceOptions = {}): RunServices {
-  const services = new RunServices(
-    context.db,
-    context.config.publicUrl,
-    context.config.dataDir,
-    context.log,
-    context.config.alerting,
-    options,
-  );
-  attached.set(context, services);
-  return services;
-}
-
-export function runServicesOf(context: ServerContext): RunServices {
-  const services = attached.get(context);
-  if (!services) throw new Error('the run services were not attached to this server context');
-  return services;
+/** The run services of a server over its store and settings. */
+export function createRunServices(
+  parts: Pick<ServerContext, 'db' | 'config' | 'log'>,
+  options: RunServiceOptions = {},
+): RunServices {
+  const { db, config, log } = parts;
+  return new RunServices(db, config.publicUrl, config.dataDir, log, config.alerting, options);
 }

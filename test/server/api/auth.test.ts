@@ -2,7 +2,6 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../../src/server/http/app.js';
 import { registerRoutes } from '../../../src/server/routes/index.js';
-import { attachRunServices } from '../../../src/server/scheduler/run-services.js';
 import { STORES, startTestServer, TEST_PUBLIC_URL, type TestServer } from '../../support/server.js';
 import { type Api, apiOf, createAccount, createPrivateLocation, VALID_CHECKS } from './support.js';
 
@@ -26,7 +25,6 @@ describe.each(STORES)('authentication, isolation, errors and OpenAPI (%s)', (sto
         if (method !== 'HEAD') served.push(`${method} ${route.url.replace(/:(\w+)/g, '{$1}')}`);
       }
     });
-    attachRunServices(context);
     registerRoutes(app, context);
     await app.ready();
     await app.close();
