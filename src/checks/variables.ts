@@ -10,6 +10,11 @@ export interface Variable {
 
 const PLACEHOLDER = /\{\{\s*([A-Za-z_][A-Za-z0-9_.-]*)\s*\}\}/g;
 
+/** The names of `{{NAME}}` placeholders left in a text: variables nobody defined. */
+export function placeholdersIn(text: string): string[] {
+  return [...new Set([...text.matchAll(PLACEHOLDER)].map((m) => m[1] as string))];
+}
+
 /** The variables a run sees, resolved once from its layers (first layer wins). */
 export class VariableSet {
   private readonly byKey = new Map<string, Variable>();

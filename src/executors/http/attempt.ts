@@ -4,6 +4,7 @@ import { judge, type Verdict } from './assertions.js';
 import { describeError, OverMaxResponseTimeError } from './errors.js';
 import type { Exchange } from './exchange.js';
 import type { JobLog } from './job-log.js';
+import { InvalidRequestError } from './request-plan.js';
 import { bodyOf, responseRecord } from './response-record.js';
 import { runTimings } from './timings.js';
 
@@ -81,7 +82,9 @@ export function attemptOf(input: AttemptInput): Attempt {
     responseTime,
     startedAt,
     stoppedAt: new Date(),
-    networkError: received === null && exchange.error !== null,
+    // A request that could not even be built (an undefined variable in its URL) fails the same way every time.
+    networkError:
+      received === null && exchange.error !== null && !(exchange.error instanceof InvalidRequestError),
     error: requestError ?? verdict.failure,
     detail: {
       apiCheckResult: { assertions: verdict.assertions, request, response, requestError, jobLog: log.lines },

@@ -1,4 +1,4 @@
-import type { ApiCheckResult, HttpCheck, VariableSet } from '../../checks/index.js';
+import { type ApiCheckResult, type HttpCheck, placeholdersIn, type VariableSet } from '../../checks/index.js';
 import { type HeaderList, hasHeader, maskedHeaderRecord, toRecord, withoutHeaders } from './headers.js';
 import { DEFAULT_HEADERS } from './limits.js';
 import { encodeBody } from './request-body.js';
@@ -31,6 +31,13 @@ function parseUrl(text: string): URL {
   try {
     url = new URL(text);
   } catch {
+    const undefinedNames = placeholdersIn(text);
+    if (undefinedNames.length > 0) {
+      const names = undefinedNames.map((n) => `{{${n}}}`).join(', ');
+      throw new InvalidRequestError(
+        `the URL uses ${names}, which no variable defines (of the check, its group or the account): ${text}`,
+      );
+    }
     throw new InvalidRequestError(`invalid URL: ${text}`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {

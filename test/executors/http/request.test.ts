@@ -180,9 +180,14 @@ describe('{{VAR}} substitution', () => {
     expect(received.headers.authorization).toBe(`Basic ${Buffer.from('ada:pw').toString('base64')}`);
   });
 
-  it('fails, without throwing, when the substituted URL is not a URL', async () => {
+  it('fails, without throwing, naming the variable when a URL uses one nobody defined', async () => {
     const attempt = await executeApi(apiCheck({ url: '{{BASE}}/x' }), runContext());
-    expect(attempt).toMatchObject({ hasErrors: true, networkError: true });
-    expect(attempt.error).toMatch(/invalid URL/);
+    // Not a network error: a retry on NETWORK_ERROR would fail the same way.
+    expect(attempt).toMatchObject({ hasErrors: true, networkError: false });
+    expect(attempt.error).toBe(
+      'the URL uses {{BASE}}, which no variable defines (of the check, its group or the account): {{BASE}}/x',
+    );
+    const broken = await executeApi(apiCheck({ url: 'http://exa mple.com:99999/' }), runContext());
+    expect(broken.error).toMatch(/^invalid URL: /);
   });
 });
