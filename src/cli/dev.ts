@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { startAgent } from '../agent/agent.js';
@@ -9,8 +9,9 @@ import { SecretValues } from '../observability/secret-values.js';
 import type { DeliveryEvent } from '../server/alerts/delivery.js';
 import { createUserKey } from '../server/auth/bootstrap.js';
 import { serverConfigFromEnv } from '../server/config.js';
+import type { RunningServer } from '../server/server.js';
 import { version } from '../version.js';
-import { startDemoTarget } from './demo/target.js';
+import { type DemoTarget, startDemoTarget } from './demo/target.js';
 import { listReporter } from './reporters/list.js';
 import { startServerOrSay } from './start-server.js';
 
@@ -108,6 +109,47 @@ function alertLine(event: DeliveryEvent): string {
 }
 
 /**
+ * The demo shop on the port it had last time, when free: runs scheduled before a restart (with the old address in
+ * {{TARGET}}) still reach it.
+ */
+async function startDemoTargetOnSamePort(dataDir: string): Promise<DemoTarget> {
+  const file = join(dataDir, 'demo-port');
+  const previous = Number(await readFile(file, 'utf8').catch(() => '0'));
+  const target = await startDemoTarget(Number.isInteger(previous) ? previous : 0).catch(() =>
+    startDemoTarget(0),
+  );
+  await writeFile(file, String(target.port), { mode: 0o600 });
+  return target;
+}
+
+/**
+ * The API key `vantage dev` prints: the first start's, kept in its data folder (owner-only) and used again while
+ * it works, so restarts do not mint a new valid key each time.
+ */
+async function devKey(server: RunningServer, dataDir: string): Promise<string> {
+  const file = join(dataDir, 'dev-api-key');
+  const { accountId } = server.bootstrap;
+  const kept = server.bootstrap.apiKey ?? (await readFile(file, 'utf8').catch(() => '')).trim();
+  if (
+    kept &&
+    (await apiClient(
+      server.url,
+      accountId,
+      kept,
+    )('GET', '/v1/accounts/me').then(
+      () => true,
+      () => false,
+    ))
+  ) {
+    await writeFile(file, kept, { mode: 0o600 });
+    return kept;
+  }
+  const created = await createUserKey(server.context.db, accountId, 'vantage dev');
+  await writeFile(file, created, { mode: 0o600 });
+  return created;
+}
+
+/**
  * `vantage dev` (and `npm start`): the control plane on the embedded store, one agent for a private location on
  * this machine, and example checks against a demo shop it serves itself; finished runs and delivered alerts are
  * printed as they come.
@@ -118,10 +160,9 @@ export async function devCommand(env: NodeJS.ProcessEnv = process.env): Promise<
   const log = createLogger({ level: serverConfig.logLevel, secrets, base: { service: 'vantage-dev' } });
   const server = await startServerOrSay('vantage dev', { config: serverConfig, version, logger: log });
   if (!server) return 2;
-  const target = await startDemoTarget();
+  const target = await startDemoTargetOnSamePort(serverConfig.dataDir);
   const { accountId } = server.bootstrap;
-  const apiKey =
-    server.bootstrap.apiKey ?? (await createUserKey(server.context.db, accountId, 'vantage dev'));
+  const apiKey = await devKey(server, serverConfig.dataDir);
   const api = apiClient(server.url, accountId, apiKey);
   const locationKey = await localLocationKey(api);
   secrets.add([apiKey, locationKey]);
