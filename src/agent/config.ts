@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { z } from 'zod';
 import { LOG_LEVELS, type LogLevelName } from '../observability/logger.js';
 import { parseLocationKey } from '../protocol/index.js';
+import { parseRange } from '../runtimes/sandbox/script-users.js';
 
 /** Everything the agent is configured with, read from its environment. */
 export interface AgentConfig {
@@ -103,7 +104,32 @@ const envSchema = z.object({
   NODE_EXTRA_CA_CERTS: optional(
     z.string().refine(readable, 'must name a readable PEM file of extra CA certificates'),
   ),
+  // The sandbox of scripts (src/runtimes/settings.ts reads them): checked here so that a mistyped one stops the
+  // agent at start instead of being replaced by a default.
+  VANTAGE_SCRIPT_MEMORY_MB: optional(wholeNumber(64, 1_048_576)),
+  VANTAGE_SCRIPT_USERS: optional(
+    z
+      .string()
+      .refine((v) => !(parseRange(v) instanceof Error), 'must be FIRST-LAST, a range of uids above 0'),
+  ),
+  VANTAGE_SCRIPT_USER: optional(
+    z.string().regex(/^(same|\d+:\d+)$/, 'must be same, or UID:GID of the one user every script runs as'),
+  ),
+  VANTAGE_USER_SWITCH: optional(z.string()),
+  VANTAGE_RUNTIMES_DIR: optional(z.string()),
+  VANTAGE_WORK_DIR: optional(z.string()),
+  VANTAGE_CACHE_DIR: optional(z.string()),
+  CHROMIUM_PATH: optional(z.string()),
+  FFMPEG_PATH: optional(z.string()),
+  VANTAGE_BROWSER_VIDEO: optional(
+    z
+      .string()
+      .refine((v) => ['off', 'on', 'retain-on-failure'].includes(v), 'must be off, on or retain-on-failure'),
+  ),
 });
+
+/** Every environment setting of the agent, for `vantage agent --help`. */
+export const AGENT_ENV_NAMES = Object.keys(envSchema.shape);
 
 function readable(path: string): boolean {
   try {

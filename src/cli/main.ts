@@ -1,5 +1,7 @@
 #!/usr/bin/env node
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { AGENT_ENV_NAMES } from '../agent/config.js';
+import { SERVER_ENV_NAMES } from '../server/config.js';
 import { version } from '../version.js';
 import { agentCommand } from './agent.js';
 import { devCommand } from './dev.js';
@@ -63,6 +65,7 @@ program
   .description(
     'Run the agent of a private location: pull checks from the control plane, run them, report the results (configured by environment variables, see README)',
   )
+  .addHelpText('after', environmentHelp(AGENT_ENV_NAMES, 'Run the agent'))
   .action(async () => {
     await agentCommand();
   });
@@ -72,6 +75,7 @@ program
   .description(
     'Run the control plane: the public API, the scheduler and the agent gateway (configured by environment variables, see README)',
   )
+  .addHelpText('after', environmentHelp(SERVER_ENV_NAMES, 'Run the control plane'))
   .action(async () => {
     process.exitCode = await serverCommand();
   });
@@ -81,8 +85,27 @@ program
   .description(
     'Run the control plane, one local agent and example checks against a demo shop, all on this machine',
   )
+  .addHelpText(
+    'after',
+    environmentHelp([...new Set([...SERVER_ENV_NAMES, ...AGENT_ENV_NAMES])], 'Run the control plane'),
+  )
   .action(async () => {
     process.exitCode = await devCommand();
   });
+
+/** The environment settings a command reads, wrapped, and where README describes them. */
+function environmentHelp(names: readonly string[], section: string): string {
+  const lines: string[] = [];
+  let line = ' ';
+  for (const name of names) {
+    if (line.length + name.length > 100) {
+      lines.push(line);
+      line = ' ';
+    }
+    line += ` ${name}`;
+  }
+  lines.push(line);
+  return `\nEnvironment (README.md, "${section}", says what each does):\n${lines.join('\n')}\n`;
+}
 
 await program.parseAsync();

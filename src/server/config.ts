@@ -42,6 +42,9 @@ const serverEnv = z.object({
   ALERT_RETRY_BASE_MS: z.coerce.number().int().min(100).max(600_000).default(1000),
 });
 
+/** Every environment setting of the control plane, for `vantage server --help`. */
+export const SERVER_ENV_NAMES = Object.keys(serverEnv.shape);
+
 /**
  * Where alert channels deliver besides the addresses users give them (design/alerting.md, Channels): every outside
  * service is a setting, so a test or an air-gapped install points it at its own.

@@ -93,6 +93,16 @@ describe('agent configuration', () => {
     expect(problems({ ...base, AGENT_RUN_LIMIT_SCALE: '2' })).toEqual([
       'AGENT_RUN_LIMIT_SCALE: must be a number above 0, at most 1',
     ]);
+    // The sandbox's settings too: a mistyped one stops the agent rather than turning into a default.
+    expect(problems({ ...base, VANTAGE_SCRIPT_MEMORY_MB: 'lots' })).toEqual([
+      'VANTAGE_SCRIPT_MEMORY_MB: must be a whole number from 64 to 1048576',
+    ]);
+    expect(problems({ ...base, VANTAGE_SCRIPT_USERS: '20063-20000' })).toEqual([
+      'VANTAGE_SCRIPT_USERS: must be FIRST-LAST, a range of uids above 0',
+    ]);
+    expect(problems({ ...base, VANTAGE_SCRIPT_USER: 'nobody' })).toEqual([
+      'VANTAGE_SCRIPT_USER: must be same, or UID:GID of the one user every script runs as',
+    ]);
   });
 
   it('accepts a readable NODE_EXTRA_CA_CERTS file', async () => {

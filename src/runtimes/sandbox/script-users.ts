@@ -87,7 +87,8 @@ export function resolveScriptUsers(env: NodeJS.ProcessEnv): ScriptUsers {
   return { mode: 'per-run', ...range, via };
 }
 
-function parseRange(value: string | undefined): { first: number; last: number } | Error | null {
+/** `FIRST-LAST` of VANTAGE_SCRIPT_USERS; an Error names what is wrong. */
+export function parseRange(value: string | undefined): { first: number; last: number } | Error | null {
   if (!value) return null;
   const match = /^(\d+)-(\d+)$/.exec(value);
   const [first, last] = match ? [Number(match[1]), Number(match[2])] : [0, -1];
