@@ -1,6 +1,6 @@
 import { asNumber, deepEqual, isContainer, isEmpty, jsonText, parseTarget } from './values.js';
 
-/** The 14 comparisons of design/checks.md. */
+/** The 14 comparisons of docs/checks.md. */
 export const COMPARISONS = [
   'EQUALS',
   'NOT_EQUALS',

@@ -1,7 +1,7 @@
 import type { Comparison, Failure } from './compare.js';
 import { isContainer, jsonText, parseTarget } from './values.js';
 
-/** `actual` in a result holds at most this many characters of text (design/checks.md: 10 KB). */
+/** `actual` in a result holds at most this many characters of text (docs/checks.md: 10 KB). */
 export const ACTUAL_LIMIT = 10_240;
 /** Values quoted in an error message are cut to this many characters. */
 const SHOWN_LIMIT = 200;

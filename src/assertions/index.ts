@@ -1,6 +1,6 @@
 /**
  * The assertion engine shared by executors. It depends on nothing else of ours: the shapes below are
- * structural, matching the assertion and assertion-result records of design/checks.md.
+ * structural, matching the assertion and assertion-result records of docs/checks.md.
  */
 import { EvaluationContext } from './context.js';
 import { evaluateAssertion } from './evaluate.js';

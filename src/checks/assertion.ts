@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** The 14 comparisons of design/checks.md. */
+/** The 14 comparisons of docs/checks.md. */
 export const ALL_COMPARISONS = [
   'EQUALS',
   'NOT_EQUALS',
@@ -21,7 +21,7 @@ export type Comparison = (typeof ALL_COMPARISONS)[number];
 
 const KEY_VALUE_COMPARISONS = ['HAS_KEY', 'NOT_HAS_KEY', 'HAS_VALUE', 'NOT_HAS_VALUE'];
 
-/** Which assertion sources and comparisons each kind accepts (design/checks.md, Assertions). */
+/** Which assertion sources and comparisons each kind accepts (docs/checks.md, Assertions). */
 export const ASSERTION_RULES = {
   API: {
     sources: ['STATUS_CODE', 'JSON_BODY', 'HEADERS', 'TEXT_BODY', 'RESPONSE_TIME'],

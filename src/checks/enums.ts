@@ -1,4 +1,4 @@
-/** Enumerations of the public API (spec) and of design/checks.md. */
+/** Enumerations of the public API (spec) and of docs/checks.md. */
 
 export const CHECK_TYPES = [
   'URL',
@@ -104,7 +104,7 @@ export const RUN_SOURCES = [
 ] as const;
 export type RunSource = (typeof RUN_SOURCES)[number];
 
-/** Execution limit of one run of each kind, in milliseconds (design/checks.md, Outcome of a run). */
+/** Execution limit of one run of each kind, in milliseconds (docs/checks.md, Outcome of a run). */
 export const EXECUTION_LIMIT_MS: Record<CheckType, number> = {
   URL: 30_000,
   API: 30_000,

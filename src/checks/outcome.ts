@@ -10,7 +10,7 @@ export interface AttemptFlags {
   cancelled?: boolean;
 }
 
-/** The final status of a run (design/checks.md, Outcome of a run). */
+/** The final status of a run (docs/checks.md, Outcome of a run). */
 export function statusOf(flags: AttemptFlags, shouldFail: boolean): SessionStatus {
   if (flags.cancelled) return 'CANCELLED';
   if (flags.timedOut) return 'TIMED_OUT';

@@ -1,4 +1,4 @@
-/** The records of a run (design/checks.md, Records). */
+/** The records of a run (docs/checks.md, Result records). */
 import type { Assertion } from './assertion.js';
 import type { CheckType, RunSource, SessionStatus } from './enums.js';
 

@@ -39,7 +39,7 @@ export type RetryStrategy = z.infer<typeof retryStrategySchema>;
 const oneOf = (values: readonly number[]) =>
   z.number().refine((v) => values.includes(v), { message: `must be one of ${values.join(', ')}` });
 
-/** Alert settings of a check, a group or the account (design/alerting.md, Alert settings); defaults fill the rest. */
+/** Alert settings of a check, a group or the account (docs/alerting.md, Settings); defaults fill the rest. */
 export const alertSettingsSchema = z.strictObject({
   escalationType: z.enum(ESCALATION_TYPES).default('RUN_BASED'),
   runBasedEscalation: z.strictObject({ failedRunThreshold: z.number().int().min(1).max(5) }).optional(),

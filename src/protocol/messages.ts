@@ -122,7 +122,7 @@ export const resultUpload = z.strictObject({
   attempt: z.number().int().min(1),
   agentId: z.string(),
   status: z.enum(SESSION_STATUSES),
-  /** The result record of design/checks.md (resultType is decided by the control plane). */
+  /** The result record of docs/checks.md (resultType is decided by the control plane). */
   result: z.record(z.string(), z.unknown()),
   /** True when nothing answered at all: a NETWORK_ERROR for the retry strategy. */
   networkError: z.boolean(),

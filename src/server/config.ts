@@ -46,7 +46,7 @@ const serverEnv = z.object({
 export const SERVER_ENV_NAMES = Object.keys(serverEnv.shape);
 
 /**
- * Where alert channels deliver besides the addresses users give them (design/alerting.md, Channels): every outside
+ * Where alert channels deliver besides the addresses users give them (docs/alerting.md, Channels): every outside
  * service is a setting, so a test or an air-gapped install points it at its own.
  */
 export interface AlertingConfig {

@@ -20,7 +20,7 @@ function answerRecords(packet: dnsPacket.DecodedPacket): DecodedRecord[] {
   return ((packet.answers ?? []) as DecodedRecord[]).filter((r) => r.type !== 'OPT');
 }
 
-/** The JSON answer of design/checks.md; names and data in the `json` style of record-data.ts. */
+/** The JSON answer of docs/checks.md; names and data in the `json` style of record-data.ts. */
 export function jsonAnswer(packet: dnsPacket.DecodedPacket): DnsAnswerJson {
   return {
     Status: rcodeOf(packet),

@@ -31,7 +31,7 @@ export interface PingRun {
   echoes: readonly EchoResult[];
 }
 
-/** The ICMP JSON response of design/checks.md. Packet loss is a percentage of the requests sent. */
+/** The ICMP JSON response of docs/checks.md. Packet loss is a percentage of the requests sent. */
 export function icmpResponse(run: PingRun): IcmpJsonResponse {
   const rtts = run.echoes.flatMap((echo) => (echo.rtt === null ? [] : [echo.rtt]));
   const sent = run.echoes.length;

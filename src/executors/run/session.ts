@@ -39,7 +39,7 @@ export interface SessionOptions {
   onResult?: (result: CheckResult) => void;
 }
 
-/** The outcome of one attempt as a result record of design/checks.md. */
+/** The outcome of one attempt as a result record of docs/checks.md. */
 export function toCheckResult(
   check: Check,
   end: AttemptEnd,

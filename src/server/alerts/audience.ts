@@ -7,7 +7,7 @@ import type { AlertSettings } from './settings.js';
 import type { AlertType } from './state-machine.js';
 import type { ChannelSubscription } from './subscriptions.js';
 
-/** Whether a channel sends this type of alert (design/alerting.md: sendFailure, sendRecovery, sendDegraded, sslExpiry). */
+/** Whether a channel sends this type of alert (docs/alerting.md: sendFailure, sendRecovery, sendDegraded, sslExpiry). */
 export function channelSends(
   channel: AlertChannelDocument,
   type: AlertType,

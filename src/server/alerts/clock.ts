@@ -10,7 +10,7 @@ import { alertVariables } from './variables.js';
 const BATCH = 100;
 
 /**
- * What time alone does to alert states (design/alerting.md): a TIME_BASED failure that lasted long enough
+ * What time alone does to alert states (docs/alerting.md): a TIME_BASED failure that lasted long enough
  * escalates, and a FAILING check's reminder that is due is sent. Any replica may run it: a state another replica
  * holds is skipped. Returns how many notifications it wrote.
  */

@@ -43,7 +43,7 @@ export interface DeliveryEvent {
 }
 
 /**
- * Sends the outbox (design/alerting.md, Delivery): due notifications are claimed with FOR UPDATE SKIP LOCKED, sent
+ * Sends the outbox (docs/alerting.md, Delivery): due notifications are claimed with FOR UPDATE SKIP LOCKED, sent
  * outside any transaction, and each attempt recorded. Network errors, 5xx, 408 and 429 are tried again with
  * back-off for 24 hours; other refusals end the notification as FAILED. Emits `delivery` per attempt.
  */

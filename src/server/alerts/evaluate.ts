@@ -145,7 +145,7 @@ async function certificateAlert(
 
 /**
  * Applies a finished session to its check's alert state, in the transaction that finishes the session: the state
- * moves, and what it sends is written to the outbox in the same commit (design/alerting.md, Delivery).
+ * moves, and what it sends is written to the outbox in the same commit (docs/alerting.md, Delivery).
  */
 export async function alertOnFinishedSession(
   tx: Db,

@@ -1,6 +1,6 @@
 import { type AlertSettingsInput, alertSettingsSchema } from '../../checks/index.js';
 
-/** Alert settings with every default filled in (design/alerting.md, Alert settings). */
+/** Alert settings with every default filled in (docs/alerting.md, Settings). */
 export interface AlertSettings {
   escalationType: 'RUN_BASED' | 'TIME_BASED';
   failedRunThreshold: number;

@@ -17,7 +17,7 @@ export type AlertType = (typeof ALERT_TYPES)[number];
 /** What a finished session means for its check's alert state; CANCELLED sessions never get here. */
 export type SessionOutcome = 'PASSED' | 'DEGRADED' | 'FAILED';
 
-/** The alert state of one check (design/alerting.md, The state machine). */
+/** The alert state of one check (docs/alerting.md, States and alert types). */
 export interface AlertState {
   state: AlertStateName;
   failedSessions: number;

@@ -3,7 +3,7 @@ import type { ResultRow, SessionRow } from '../sessions/store.js';
 import { responseStatusOf, tlsOf } from './session-outcome.js';
 import type { AlertType } from './state-machine.js';
 
-/** The template variables of a notification (design/alerting.md, Template variables), as stored with it. */
+/** The template variables of a notification (docs/alerting.md, Template variables), as stored with it. */
 export interface AlertVariables {
   ALERT_TITLE: string;
   ALERT_TYPE: AlertType;

@@ -23,7 +23,7 @@ const alertStateSchema = z.object({
   nextReminderAt: z.string().nullable(),
 });
 
-/** What alerting sent, or is still sending (design/alerting.md, Delivery), and where each check stands. */
+/** What alerting sent, or is still sending (docs/alerting.md, Delivery), and where each check stands. */
 export function registerAlertNotificationRoutes(app: FastifyInstance, { db }: ServerContext): void {
   defineRoute(app, {
     method: 'GET',

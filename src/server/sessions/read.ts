@@ -8,7 +8,7 @@ export function checkSessionLink(publicUrl: string, sessionId: string): string {
   return `${publicUrl}/v1/check-sessions/${sessionId}`;
 }
 
-/** The check-session record of design/checks.md; status RUNNING and the time so far while it runs. */
+/** The check-session record of docs/checks.md; status RUNNING and the time so far while it runs. */
 export async function checkSessionRecord(
   db: Db,
   session: SessionRow,

@@ -1,5 +1,5 @@
 import { type CheckResult, failureOf, type SessionStatus } from '../../checks/index.js';
-import { recordErrorOccurrence } from '../errors/groups.js';
+import { recordErrorOccurrence } from '../error-groups/groups.js';
 import type { RunEffects } from '../queue/events.js';
 import type { RunRow } from '../queue/run.js';
 import { finishRun } from '../queue/sweep.js';

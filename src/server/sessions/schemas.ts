@@ -11,7 +11,7 @@ export const resultFlagFields = {
   isCancelled: z.boolean(),
 };
 
-/** A result record (design/checks.md, Records); the kind's detail object is one more field. */
+/** A result record (docs/checks.md, Result records); the kind's detail object is one more field. */
 export const checkResultSchema = z.looseObject({
   checkResultId: z.string(),
   checkId: z.string(),

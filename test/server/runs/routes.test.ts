@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashKey } from '../../../src/server/auth/keys.js';
-import { cleanErrorMessage, errorHashOf } from '../../../src/server/errors/clean.js';
+import { cleanErrorMessage, errorHashOf } from '../../../src/server/error-groups/clean.js';
 import { leaseRuns } from '../../../src/server/queue/lease.js';
 import {
   createApiCheck,

@@ -10,7 +10,7 @@ import { sendWebhook } from './webhook.js';
 export { closeMailTransports } from './email.js';
 export type { ChannelTarget, DeliveryOutcome, OutgoingAlert } from './types.js';
 
-/** How each channel type delivers (design/alerting.md, Channels). */
+/** How each channel type delivers (docs/alerting.md, Channels). */
 export const CHANNEL_SENDERS: Record<AlertChannelType, ChannelSender> = {
   WEBHOOK: sendWebhook,
   SLACK: sendSlack,

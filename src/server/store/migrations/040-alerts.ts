@@ -2,7 +2,7 @@ import type { Migration } from './index.js';
 
 /**
  * Alerting: one alert state per check, moved by its finished sessions, and the outbox of notifications written
- * with each state change and sent by any replica (design/alerting.md).
+ * with each state change and sent by any replica (docs/alerting.md).
  */
 export const alerts: Migration = {
   name: '040-alerts',
