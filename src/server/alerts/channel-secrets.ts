@@ -1,5 +1,5 @@
 import { MASK } from '../../checks/index.js';
-import { restoreMaskedValues } from '../checks/merge.js';
+import { restoreMaskedValues } from '../common/merge.js';
 import type { AlertChannelType } from './channel-schema.js';
 
 type Config = Record<string, unknown>;

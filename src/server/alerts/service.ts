@@ -1,6 +1,6 @@
 import { problemsOf, type ValidationProblem } from '../../checks/index.js';
-import { mergeUpdate } from '../checks/merge.js';
-import { notFound } from '../http/errors.js';
+import { notFound } from '../common/errors.js';
+import { mergeUpdate } from '../common/merge.js';
 import { validationError } from '../http/validation.js';
 import type { Db } from '../store/db.js';
 import { nextResourceNumber } from '../store/resources.js';

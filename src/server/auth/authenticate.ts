@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { ApiError } from '../http/errors.js';
+import { ApiError } from '../common/errors.js';
 import type { Db } from '../store/db.js';
 import type { AuthContext } from './context.js';
 import { hashKey } from './keys.js';

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { ApiError } from '../http/errors.js';
+import { ApiError } from '../common/errors.js';
 import { bearerOf } from './authenticate.js';
 import { hashKey } from './keys.js';
 

@@ -1,10 +1,10 @@
 import type { AlertChannelDocument } from '../alerts/channel-schema.js';
 import { alertChannelStore } from '../alerts/channels.js';
 import { checkAlertChannels } from '../alerts/check-view.js';
+import { maskVariables } from '../common/merge.js';
 import { pingTokensByCheck } from '../heartbeats/tokens.js';
 import type { Db } from '../store/db.js';
 import type { StoredResource } from '../store/resources.js';
-import { maskVariables } from './merge.js';
 import type { StoredCheck } from './repository.js';
 
 /** What rendering checks of one account needs, loaded once per request. */

@@ -7,14 +7,14 @@ import {
   type ValidationProblem,
 } from '../../checks/index.js';
 import { subscriptionsForNew } from '../alerts/subscriptions.js';
+import { ApiError, notFound } from '../common/errors.js';
+import { mergeUpdate, restoreMaskedValues } from '../common/merge.js';
 import { deleteHeartbeatEvents } from '../heartbeats/events.js';
 import { createPingToken, deletePingTokens } from '../heartbeats/tokens.js';
-import { ApiError, notFound } from '../http/errors.js';
 import { validationError } from '../http/validation.js';
 import type { Db } from '../store/db.js';
 import { deleteTrigger } from '../triggers/store.js';
 import { pathOfKind } from './kinds.js';
-import { mergeUpdate, restoreMaskedValues } from './merge.js';
 import { referenceProblems } from './references.js';
 import { deleteCheckRow, getCheck, insertCheck, type StoredCheck, updateCheck } from './repository.js';
 import { withoutResponseFields } from './schemas.js';

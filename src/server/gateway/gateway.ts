@@ -5,10 +5,10 @@ import type { FastifyRequest } from 'fastify';
 import { WebSocketServer } from 'ws';
 import { AGENT_PATHS, CLOSE_CODES, PROTOCOL_LIMITS } from '../../protocol/index.js';
 import { authenticate } from '../auth/authenticate.js';
-import { ApiError, errorBody } from '../http/errors.js';
+import { ApiError, errorBody } from '../common/errors.js';
+import { Loop } from '../common/loop.js';
 import { pendingCancels } from '../queue/cancel.js';
 import { queueKey } from '../queue/events.js';
-import { Loop } from '../scheduler/loop.js';
 import { AgentConnection, connectionAuthOf } from './connection.js';
 import type { GatewayDeps } from './deps.js';
 

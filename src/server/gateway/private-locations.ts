@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hashKey, keyHint, newLocationKey } from '../auth/keys.js';
-import { conflict } from '../http/errors.js';
+import { conflict } from '../common/errors.js';
 import type { Db } from '../store/db.js';
 
 /** A location has at most this many active keys, so one can be rotated while the other works. */

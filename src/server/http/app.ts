@@ -3,8 +3,8 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } 
 import { bearerOf, registerAuth } from '../auth/authenticate.js';
 import { type FailedAuthLimit, registerFailedAuthLimit } from '../auth/failed-auth.js';
 import { hashKey } from '../auth/keys.js';
+import { ApiError, errorBody } from '../common/errors.js';
 import type { Db } from '../store/db.js';
-import { ApiError, errorBody } from './errors.js';
 import { registerJsonBodyParser } from './json-body.js';
 import { openApiDocument } from './openapi.js';
 import { RouteRegistry } from './route.js';

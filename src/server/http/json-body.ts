@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { ApiError } from './errors.js';
+import { ApiError } from '../common/errors.js';
 
 /** Deepest nesting of objects and arrays a JSON body may have; the API's own bodies stay far below it. */
 export const MAX_JSON_DEPTH = 100;

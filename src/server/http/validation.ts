@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { formatPath, problemsOf, type ValidationProblem } from '../../checks/index.js';
+import { ApiError } from '../common/errors.js';
 import { unstorablePaths } from '../store/unstorable.js';
-import { ApiError } from './errors.js';
 
 /** A 400 that lists every invalid field: `attributes.errors = [{field, message}]`. */
 export function validationError(where: 'body' | 'query' | 'params', problems: ValidationProblem[]): ApiError {

@@ -2,8 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { alertSettingsSchema } from '../../checks/index.js';
 import { alertSettingsView } from '../alerts/settings.js';
+import { notFound } from '../common/errors.js';
 import type { ServerContext } from '../context.js';
-import { notFound } from '../http/errors.js';
 import { defineRoute } from '../http/route.js';
 import { jsonParam } from '../store/rows.js';
 

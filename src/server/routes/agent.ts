@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { errorReport, PROTOCOL_LIMITS, resultAck, resultUpload } from '../../protocol/index.js';
+import { ApiError, badRequest, notFound } from '../common/errors.js';
 import type { ServerContext } from '../context.js';
 import { storeAgentError } from '../gateway/agent-errors.js';
 import {
@@ -13,7 +14,6 @@ import {
   saveArtifact,
   servedType,
 } from '../gateway/artifacts.js';
-import { ApiError, badRequest, notFound } from '../http/errors.js';
 import { defineRoute } from '../http/route.js';
 import { recordUploadedResult } from '../sessions/record.js';
 import { storableUpload } from '../sessions/storable-upload.js';

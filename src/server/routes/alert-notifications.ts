@@ -7,8 +7,8 @@ import {
 } from '../alerts/notifications-query.js';
 import { ALERT_STATES, ALERT_TYPES } from '../alerts/state-machine.js';
 import { alertStateView } from '../alerts/state-store.js';
+import { notFound } from '../common/errors.js';
 import type { ServerContext } from '../context.js';
-import { notFound } from '../http/errors.js';
 import { defineRoute } from '../http/route.js';
 import { paginationFields, stringIdParams, unixSeconds } from './params.js';
 

@@ -4,6 +4,7 @@ import { checkGroupSchema } from '../../checks/group.js';
 import { listChecks } from '../checks/repository.js';
 import { checkResponse, loadCheckView } from '../checks/response.js';
 import { anyCheckResponseSchema } from '../checks/schemas.js';
+import { notFound } from '../common/errors.js';
 import type { ServerContext } from '../context.js';
 import { getGroup, listGroups } from '../groups/repository.js';
 import {
@@ -14,7 +15,6 @@ import {
   groupUpdateBodySchema,
   updateGroupFromBody,
 } from '../groups/service.js';
-import { notFound } from '../http/errors.js';
 import { defineRoute } from '../http/route.js';
 import { autoAssignAlertsQuery, integerIdParams, paginationFields } from './params.js';
 

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { CheckSession } from '../../checks/index.js';
+import { ApiError, conflict, notFound } from '../common/errors.js';
 import type { ServerContext } from '../context.js';
-import { ApiError, conflict, notFound } from '../http/errors.js';
 import { defineRoute } from '../http/route.js';
 import type { RunServices } from '../scheduler/run-services.js';
 import { cancelCheckSession } from '../sessions/cancel.js';

@@ -13,8 +13,8 @@ import {
   updateBodySchema,
 } from '../checks/schemas.js';
 import { createCheck, deleteCheck, updateCheckFromBody } from '../checks/service.js';
+import { notFound } from '../common/errors.js';
 import type { ServerContext } from '../context.js';
-import { notFound } from '../http/errors.js';
 import { defineRoute } from '../http/route.js';
 import { autoAssignAlertsQuery, integerId, paginationFields, repeatable, stringIdParams } from './params.js';
 

@@ -7,8 +7,8 @@ import {
   listClientCertificates,
 } from '../certificates/repository.js';
 import { clientCertificateBodySchema, clientCertificateResponseSchema } from '../certificates/schema.js';
+import { notFound } from '../common/errors.js';
 import type { ServerContext } from '../context.js';
-import { notFound } from '../http/errors.js';
 import { defineRoute } from '../http/route.js';
 import { stringIdParams } from './params.js';
 

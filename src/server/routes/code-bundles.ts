@@ -11,8 +11,8 @@ import {
   openBundle,
   saveBundle,
 } from '../bundles/store.js';
+import { ApiError, badRequest, notFound } from '../common/errors.js';
 import type { ServerContext } from '../context.js';
-import { ApiError, badRequest, notFound } from '../http/errors.js';
 import { defineRoute } from '../http/route.js';
 
 const TAG = 'Code bundles';

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
+import { notFound } from '../common/errors.js';
 import type { ServerContext } from '../context.js';
-import { notFound } from '../http/errors.js';
 import { defineRoute } from '../http/route.js';
 import type { Db } from '../store/db.js';
 import { iso } from '../store/rows.js';

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { getCheck } from '../checks/repository.js';
+import { notFound } from '../common/errors.js';
 import type { ServerContext } from '../context.js';
 import {
   getHeartbeatEvent,
@@ -13,7 +14,6 @@ import {
   recordHeartbeatEvent,
 } from '../heartbeats/events.js';
 import { checkOfPingToken } from '../heartbeats/tokens.js';
-import { notFound } from '../http/errors.js';
 import { defineRoute } from '../http/route.js';
 
 const TAG = 'Heartbeats';

@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { problemsOf } from '../../checks/index.js';
-import { mergeUpdate } from '../checks/merge.js';
+import { notFound } from '../common/errors.js';
+import { mergeUpdate } from '../common/merge.js';
 import type { ServerContext } from '../context.js';
-import { notFound } from '../http/errors.js';
 import { defineRoute } from '../http/route.js';
 import { validationError } from '../http/validation.js';
 import { maintenanceStore } from '../maintenance/active.js';

@@ -3,9 +3,9 @@ import type { FastifyInstance } from 'fastify';
 import { Gauge, Registry } from 'prom-client';
 import { notificationCounts } from '../alerts/notifications-query.js';
 import { bearerOf } from '../auth/authenticate.js';
+import { ApiError } from '../common/errors.js';
 import type { ServerContext } from '../context.js';
 import { connectedAgentsByLocation } from '../gateway/presence.js';
-import { ApiError } from '../http/errors.js';
 import { queueDepths } from '../queue/depth.js';
 import type { RunServices } from '../scheduler/run-services.js';
 

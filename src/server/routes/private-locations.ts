@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
+import { notFound } from '../common/errors.js';
 import type { ServerContext } from '../context.js';
 import { listAgentErrors } from '../gateway/agent-errors.js';
 import { agentsSummary } from '../gateway/presence.js';
@@ -15,7 +16,6 @@ import {
   type PrivateLocationRow,
   revokeKey,
 } from '../gateway/private-locations.js';
-import { notFound } from '../http/errors.js';
 import { defineRoute } from '../http/route.js';
 import { validationError } from '../http/validation.js';
 import { RunEffects } from '../queue/events.js';

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { runnableCheckIdsInGroup } from '../checks/repository.js';
+import { ApiError, notFound } from '../common/errors.js';
 import type { ServerContext } from '../context.js';
-import { ApiError, notFound } from '../http/errors.js';
 import { defineRoute } from '../http/route.js';
 import { checkSessionSchema } from '../sessions/schemas.js';
 import { triggerCheckSessions } from '../sessions/trigger.js';

@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { getCheck } from '../checks/repository.js';
+import { notFound } from '../common/errors.js';
 import type { ServerContext } from '../context.js';
 import { getGroup } from '../groups/repository.js';
-import { notFound } from '../http/errors.js';
 import { defineRoute } from '../http/route.js';
 import {
   deleteTrigger,

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { MASK, type ValidationProblem } from '../../checks/index.js';
+import { conflict, notFound } from '../common/errors.js';
 import type { ServerContext } from '../context.js';
-import { conflict, notFound } from '../http/errors.js';
 import { defineRoute } from '../http/route.js';
 import { validationError } from '../http/validation.js';
 import {

@@ -4,6 +4,7 @@ import { PROTOCOL_LIMITS } from '../../protocol/index.js';
 import { closeMailTransports } from '../alerts/channels/index.js';
 import { alertClockTick } from '../alerts/clock.js';
 import { AlertDelivery } from '../alerts/delivery.js';
+import { Loop } from '../common/loop.js';
 import type { AlertingConfig } from '../config.js';
 import type { ServerContext } from '../context.js';
 import { Gateway } from '../gateway/gateway.js';
@@ -12,7 +13,6 @@ import { type RunEffects, RunEvents } from '../queue/events.js';
 import { expireUntakenRuns, reapLostLeases } from '../sessions/reaper.js';
 import type { RunsContext } from '../sessions/runs-context.js';
 import type { Db } from '../store/db.js';
-import { Loop } from './loop.js';
 import { minuteOf, sampleLocationMetrics } from './metrics.js';
 import { type ClaimMemory, pruneScheduleSlots, scheduleDueChecks } from './tick.js';
 

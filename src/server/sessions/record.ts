@@ -6,7 +6,7 @@ import {
   shouldRetry,
 } from '../../checks/index.js';
 import type { ResultUpload } from '../../protocol/index.js';
-import { conflict, notFound } from '../http/errors.js';
+import { conflict, notFound } from '../common/errors.js';
 import { validationError } from '../http/validation.js';
 import { enqueueRuns } from '../queue/enqueue.js';
 import { RunEffects } from '../queue/events.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ApiError } from '../http/errors.js';
+import { ApiError } from '../common/errors.js';
 import type { Db } from '../store/db.js';
 import { loadChecks } from './checks.js';
 import { type EffectiveCheck, effectiveCheck } from './effective.js';
