@@ -4,6 +4,7 @@ import { type Bootstrap, bootstrapAccount } from './auth/bootstrap.js';
 import type { ServerConfig } from './config.js';
 import type { ServerContext } from './context.js';
 import { createApp } from './http/app.js';
+import type { ResponseCheck } from './http/route.js';
 import { registerRoutes } from './routes/index.js';
 import { createRunServices, type RunServiceOptions, type RunServices } from './scheduler/run-services.js';
 import { lockDataDir, StartError } from './store/data-dir-lock.js';
@@ -30,6 +31,8 @@ export interface StartOptions {
   logger?: FastifyBaseLogger;
   rateLimit?: { max: number; windowMs: number };
   failedAuthLimit?: { max: number; windowMs: number };
+  /** `strict` (tests): an answer that does not match the OpenAPI document fails; by default it is logged. */
+  responseCheck?: ResponseCheck;
   /** Clock and timings of the run machinery (tests); the defaults suit production. */
   runs?: RunServiceOptions;
 }
@@ -85,6 +88,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       rateLimit: options.rateLimit,
       failedAuthLimit: options.failedAuthLimit,
       trustProxy: config.trustProxy,
+      responseCheck: options.responseCheck,
     });
     cleanups.push(() => app.close());
     const runs = createRunServices({ db, config, log: app.log }, options.runs);

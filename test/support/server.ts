@@ -144,6 +144,8 @@ export async function startTestServer(
       failedAuthLimit: options.failedAuthLimit,
       runs: options.runs,
       logger: options.logger,
+      // Every answer of every test is held to the published OpenAPI document.
+      responseCheck: 'strict',
     });
   let server = await launch(0);
   let up = true;

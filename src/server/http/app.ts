@@ -7,7 +7,7 @@ import { ApiError, errorBody } from '../common/errors.js';
 import type { Db } from '../store/db.js';
 import { registerJsonBodyParser } from './json-body.js';
 import { openApiDocument } from './openapi.js';
-import { RouteRegistry } from './route.js';
+import { type ResponseCheck, RouteRegistry } from './route.js';
 
 export interface AppOptions {
   db: Db;
@@ -20,6 +20,8 @@ export interface AppOptions {
   failedAuthLimit?: FailedAuthLimit;
   /** Fastify's trustProxy: which proxies' X-Forwarded-For names the source (TRUST_PROXY). */
   trustProxy?: boolean | string[];
+  /** Whether an answer that does not match its documented schema fails (tests) or is logged (default). */
+  responseCheck?: ResponseCheck;
 }
 
 /** Largest JSON body accepted (check scripts and certificates fit easily). */
@@ -40,7 +42,7 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
     logController: new LogController({ disableRequestLogging: true }),
     ajv: { customOptions: { coerceTypes: false } },
   });
-  app.decorate('routeRegistry', new RouteRegistry());
+  app.decorate('routeRegistry', new RouteRegistry(options.responseCheck));
   registerJsonBodyParser(app);
 
   app.setErrorHandler((error, request, reply) => {

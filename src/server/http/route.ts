@@ -48,9 +48,31 @@ export interface RouteSpec<
 
 export type AnyRouteSpec = RouteSpec<Schema | undefined, Schema | undefined, Schema | undefined>;
 
-/** The routes of an app, for the OpenAPI document. */
+/**
+ * What an answer that does not match its documented schema does: `strict` fails the request (tests, so the
+ * published document cannot drift from the code), `log` logs it and sends the answer anyway (production).
+ */
+export type ResponseCheck = 'strict' | 'log';
+
+/** The routes of an app, for the OpenAPI document, and how their answers are held to it. */
 export class RouteRegistry {
   readonly routes: AnyRouteSpec[] = [];
+  constructor(readonly responseCheck: ResponseCheck = 'log') {}
+}
+
+/** Holds an answer to the schema the OpenAPI document publishes for its status. */
+function checkAnswer(app: FastifyInstance, spec: AnyRouteSpec, status: number, result: unknown): void {
+  const schema = spec.responses[status]?.schema;
+  if (!schema) return;
+  const parsed = schema.safeParse(result);
+  if (parsed.success) return;
+  const problems = parsed.error.issues
+    .slice(0, 5)
+    .map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`)
+    .join('; ');
+  const message = `the ${status} answer of ${spec.method} ${spec.path} does not match its documented schema: ${problems}`;
+  if (app.routeRegistry.responseCheck === 'strict') throw new Error(message);
+  app.log.error(message);
 }
 
 function fastifyPath(path: string): string {
@@ -87,7 +109,9 @@ export function defineRoute<
       });
       if (reply.sent) return reply;
       if (reply.statusCode === 200) reply.code(successStatus);
-      return successStatus === 204 ? reply.send() : reply.send(result);
+      if (reply.statusCode !== 204)
+        checkAnswer(app, spec as unknown as AnyRouteSpec, reply.statusCode, result);
+      return reply.statusCode === 204 ? reply.send() : reply.send(result);
     },
   });
 }
