@@ -98,7 +98,8 @@ export const cancelMessage = z.strictObject({ type: z.literal('cancel'), runId: 
 /** A refusal; `fatal` errors (revoked key, unsupported protocol) close the connection and call for a slow retry. */
 export const errorMessage = z.strictObject({
   type: z.literal('error'),
-  code: z.enum(['UNSUPPORTED_PROTOCOL', 'UNAUTHORIZED', 'REVOKED', 'BAD_MESSAGE', 'INTERNAL']),
+  // A key that is not valid never gets this far: its upgrade is refused with HTTP 401.
+  code: z.enum(['UNSUPPORTED_PROTOCOL', 'REVOKED', 'BAD_MESSAGE', 'INTERNAL']),
   message: z.string(),
   fatal: z.boolean(),
 });

@@ -32,7 +32,6 @@ export const PROTOCOL_LIMITS = {
 /** WebSocket close codes of the protocol (4000–4999 are for applications). */
 export const CLOSE_CODES = {
   unsupportedProtocol: 4400,
-  unauthorized: 4401,
   revoked: 4403,
   replaced: 4409,
   shuttingDown: 4503,

@@ -90,6 +90,12 @@ describe.each(STORES)('the control plane restarts while agents run checks (%s)',
     for (const path of paths) expect(target.count(`${path}?`)).toBe(1);
     const started = agents.flatMap((a) => a.logs.startedRuns());
     expect(started.sort()).toEqual(await runIdsOf(server, sessions));
+    // The outage was real: results that finished while it lasted waited in a spool, and were sent after it.
+    const entries = agents.flatMap((a) => a.logs.entries());
+    const held = entries.filter((e) => String(e.msg).startsWith('results cannot reach the control plane'));
+    expect(held.length).toBeGreaterThan(0);
+    expect(held.every((e) => Number(e.spooled) >= 1)).toBe(true);
+    expect(entries.some((e) => e.msg === 'the control plane takes results again')).toBe(true);
 
     // The agents are back: a check triggered now runs too.
     const after = await createApiCheck(

@@ -40,7 +40,6 @@ const WELCOME_TIMEOUT_MS = 15_000;
 const PING_INTERVAL_MS = 30_000;
 const FATAL_CLOSE_CODES: ReadonlySet<number> = new Set([
   CLOSE_CODES.unsupportedProtocol,
-  CLOSE_CODES.unauthorized,
   CLOSE_CODES.revoked,
 ]);
 

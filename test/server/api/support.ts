@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { request } from 'undici';
 import { hashKey, newLocationKey } from '../../../src/server/auth/keys.js';
+import { KIND_PATHS } from '../../../src/server/checks/kinds.js';
 import type { TestServer } from '../../support/server.js';
 
 export interface Reply<T = any> {
@@ -118,17 +119,8 @@ export const VALID_CHECKS = {
   },
 } as const;
 
-export const CHECK_TYPE_OF_PATH = {
-  api: 'API',
-  url: 'URL',
-  tcp: 'TCP',
-  dns: 'DNS',
-  icmp: 'ICMP',
-  browser: 'BROWSER',
-  multistep: 'MULTI_STEP',
-  playwright: 'PLAYWRIGHT',
-  heartbeat: 'HEARTBEAT',
-} as const;
+/** The kind each create path makes: the routes' own map. */
+export const CHECK_TYPE_OF_PATH = KIND_PATHS;
 
 /** The fields a 400 names in attributes.errors, each once. */
 export function invalidFields(reply: Reply): string[] {
