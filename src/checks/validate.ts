@@ -47,7 +47,10 @@ function describeValues(values: readonly unknown[]): string {
 export function describeIssue(issue: z.core.$ZodIssue): string {
   switch (issue.code) {
     case 'invalid_type':
-      if (issue.input === undefined) return `is required (${TYPE_WORDS[issue.expected] ?? issue.expected})`;
+      // Issues carry no input unless asked to: zod's own message says whether anything was given.
+      if ('input' in issue ? issue.input === undefined : /received undefined$/.test(issue.message)) {
+        return `is required (${TYPE_WORDS[issue.expected] ?? issue.expected})`;
+      }
       return `must be ${TYPE_WORDS[issue.expected] ?? issue.expected}`;
     case 'invalid_value':
       return issue.values.length === 1
@@ -69,6 +72,9 @@ export function describeIssue(issue: z.core.$ZodIssue): string {
     case 'unrecognized_keys':
       return `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `'${k}'`).join(', ')}`;
     case 'invalid_format':
+      // A schema's own message says what the pattern means; zod's defaults start with "Invalid".
+      if (!issue.message.startsWith('Invalid')) return issue.message;
+      if (issue.format === 'regex' && 'pattern' in issue) return `must match ${String(issue.pattern)}`;
       return `must be a valid ${issue.format}`;
     case 'invalid_union':
       if ('options' in issue && Array.isArray(issue.options) && issue.options.length > 0) {

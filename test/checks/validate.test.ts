@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseCheck } from '../../src/checks/index.js';
+import { z } from 'zod';
+import { parseCheck, problemsOf } from '../../src/checks/index.js';
 
 function problems(input: unknown): string[] {
   const parsed = parseCheck(input);
@@ -310,6 +311,28 @@ describe('check model: hostnames', () => {
     }
     expect(problems({ checkType: 'TCP', name: 't', request: { hostname: '[::1]:80', port: 80 } })).toEqual([
       'request.hostname: must not contain a port: use the port field',
+    ]);
+  });
+});
+
+describe('check model: messages that say what is wrong', () => {
+  it('tells a missing field from one of the wrong type', () => {
+    expect(problems({ checkType: 'URL', request: { url: 'https://app.test/' } })).toContain(
+      'name: is required (a string)',
+    );
+    expect(problems(url({ name: 42 }))).toEqual(['name: must be a string']);
+    expect(problems(url({ name: null }))).toEqual(['name: must be a string']);
+  });
+
+  it('says what a pattern means, or names it, never "must be a valid regex"', () => {
+    const schema = z.object({
+      key: z.string().regex(/^[A-Z]+$/, { message: 'must hold only capital letters' }),
+      slug: z.string().regex(/^[a-z-]+$/),
+    });
+    const parsed = schema.safeParse({ key: 'abc', slug: 'A B' });
+    expect(problemsOf(parsed.error as z.ZodError).map((p) => `${p.path}: ${p.message}`)).toEqual([
+      'key: must hold only capital letters',
+      'slug: must match /^[a-z-]+$/',
     ]);
   });
 });
