@@ -208,6 +208,7 @@ export class Runner {
     }
     try {
       return await runAttempt(resolved.check, {
+        runId: run.runId,
         executors: this.options.executors,
         variables,
         mask: state.mask,

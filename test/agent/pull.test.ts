@@ -130,6 +130,20 @@ describe('agent: handshake and pulling, with the control plane', () => {
     }
   });
 
+  it('gives a script the run id of the control plane as CHECK_RUN_ID, the id the agent logs', async () => {
+    const { location, agent } = await agentOn();
+    const [checkId] = await checksAt(location, [fixture.target.url('/run-id')], {
+      localSetupScript: "console.log('run id ' + process.env.CHECK_RUN_ID);",
+    });
+    const [sessionId] = await trigger(fixture.server, [checkId as string]);
+    const session = await completed(fixture.server, sessionId as string);
+    expect(session.status).toBe('PASSED');
+    const [runId] = await runIdsOf(fixture.server, [sessionId as string]);
+    expect(agent.logs.startedRuns()).toEqual([runId]);
+    const log = session.results[0].apiCheckResult.jobLog.map((l: { msg: string }) => l.msg);
+    expect(log).toContain(`run id ${runId}`);
+  });
+
   it('never holds more runs than its slots, and each run is executed once', async () => {
     const { location, agent } = await agentOn({ JOB_CONCURRENCY: '2' });
     const before = fixture.target.maxInFlight();

@@ -34,6 +34,8 @@ export interface AttemptOptions extends Omit<ExecutionContext, 'signal' | 'runId
   signal?: AbortSignal;
   /** Overrides the kind's execution limit (for a lease shorter than the limit). */
   limitMs?: number;
+  /** The run's id (the control plane's, on an agent); a fresh one for runs of `vantage run`. */
+  runId?: string;
 }
 
 /**
@@ -62,7 +64,7 @@ export async function runAttempt(check: Check, options: AttemptOptions): Promise
     variables: options.variables,
     mask: options.mask,
     runLocation: options.runLocation,
-    runId: randomUUID(),
+    runId: options.runId ?? randomUUID(),
     clientCertificates: options.clientCertificates,
   };
   const execute = options.executors[check.checkType];
