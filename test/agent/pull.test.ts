@@ -132,7 +132,9 @@ describe('agent: handshake and pulling, with the control plane', () => {
 
   it('gives a script the run id of the control plane as CHECK_RUN_ID, the id the agent logs', async () => {
     const { location, agent } = await agentOn();
-    const [checkId] = await checksAt(location, [fixture.target.url('/run-id')], {
+    // A target of its own: the shared one counts the most runs in flight at once for the slot test.
+    const own = await startHttpServer((_req, res) => res.end('ok'));
+    const [checkId] = await checksAt(location, [own.url('/run-id')], {
       localSetupScript: "console.log('run id ' + process.env.CHECK_RUN_ID);",
     });
     const [sessionId] = await trigger(fixture.server, [checkId as string]);
@@ -142,6 +144,7 @@ describe('agent: handshake and pulling, with the control plane', () => {
     expect(agent.logs.startedRuns()).toEqual([runId]);
     const log = session.results[0].apiCheckResult.jobLog.map((l: { msg: string }) => l.msg);
     expect(log).toContain(`run id ${runId}`);
+    await own.close();
   });
 
   it('never holds more runs than its slots, and each run is executed once', async () => {

@@ -62,16 +62,27 @@ async function openPostgres(databaseUrl: string): Promise<Db> {
     },
     async transaction(fn) {
       const client = await pool.connect();
+      // A checked-out client has no error listener of the pool's: a connection cut mid-transaction (a failover, a
+      // terminated backend) would be an uncaught exception that ends the process. The query in flight fails on
+      // its own; the broken client is thrown away instead of going back to the pool.
+      let broken: Error | undefined;
+      const onError = (error: Error) => {
+        broken = error;
+      };
+      client.on('error', onError);
       try {
         await client.query('BEGIN');
         const result = await fn(wrapClient(client));
         await client.query('COMMIT');
         return result;
       } catch (error) {
-        await client.query('ROLLBACK').catch(() => {});
+        await client.query('ROLLBACK').catch((rollback: Error) => {
+          broken ??= rollback;
+        });
         throw error;
       } finally {
-        client.release();
+        client.removeListener('error', onError);
+        client.release(broken);
       }
     },
     close: () => pool.end(),
