@@ -100,7 +100,7 @@ async function seedAlerting(api: Api, targetUrl: string): Promise<void> {
 }
 
 /** One line per alert delivery: what, about which check, to which channel, and how it went. */
-function alertLine(event: DeliveryEvent): string {
+function deliveryLine(event: DeliveryEvent): string {
   const outcome =
     event.outcome === 'SENT' ? 'delivered' : event.outcome === 'RETRY' ? 'will retry' : 'failed';
   return `ALERT  ${event.alertType.padEnd(24)} ${event.title}  → ${event.channelType} (${outcome}${
@@ -185,7 +185,7 @@ export async function devCommand(env: NodeJS.ProcessEnv = process.env): Promise<
       .then((session) => reporter.onSession(session))
       .catch(() => {});
   });
-  server.runs.alerts.on('delivery', (event) => process.stdout.write(alertLine(event)));
+  server.runs.alerts.on('delivery', (event) => process.stdout.write(deliveryLine(event)));
 
   process.stdout.write(
     [

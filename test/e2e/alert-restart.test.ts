@@ -3,22 +3,13 @@
  * before its alert got through, delivers it once when it comes back.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { apiResult, TestAgent } from '../server/runs/agent-client.js';
 import { type Receiver, startReceiver } from '../support/receivers.js';
 import { until } from '../support/server.js';
-import { ServerProcess } from '../support/server-process.js';
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as { port: number };
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
+import { freePort, processApi, ServerProcess } from '../support/server-process.js';
 
 describe('alert delivery across a crash', () => {
   const folder = mkdtempSync(join(tmpdir(), 'vantage-alert-restart-'));
@@ -43,18 +34,7 @@ describe('alert delivery across a crash', () => {
     await first.listening(120_000);
     const key = await first.keyPrinted();
     const base = `http://127.0.0.1:${port}`;
-    const api = async (method: string, path: string, body?: unknown) => {
-      const response = await fetch(`${base}${path}`, {
-        method,
-        headers: {
-          authorization: `Bearer ${key.apiKey}`,
-          'x-service-account': key.accountId,
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      return { status: response.status, body: (await response.json()) as any };
-    };
+    const api = (method: string, path: string, body?: unknown) => processApi(port, key, method, path, body);
     const location = await api('POST', '/v1/private-locations', { name: 'Crash', slugName: 'crash' });
     const channel = await api('POST', '/v1/alert-channels', {
       type: 'WEBHOOK',

@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { ServerProcess } from '../support/server-process.js';
+import { freePort, processApi, ServerProcess } from '../support/server-process.js';
 
 const folders: string[] = [];
 const running: ServerProcess[] = [];
@@ -29,33 +29,6 @@ function start(env: Record<string, string>): ServerProcess {
   const server = new ServerProcess({ LOG_LEVEL: 'WARN', ...env });
   running.push(server);
   return server;
-}
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as { port: number };
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
-
-async function api(
-  port: number,
-  key: { accountId: string; apiKey: string },
-  method: string,
-  path: string,
-  body?: unknown,
-) {
-  const response = await fetch(`http://127.0.0.1:${port}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${key.apiKey}`,
-      'x-service-account': key.accountId,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: response.status, body: (await response.json()) as any };
 }
 
 // Each test starts real `vantage server` processes through tsx, one after another: slow on a loaded CI machine.
@@ -105,7 +78,8 @@ describe('vantage server on the embedded store', { timeout: 180_000 }, () => {
     const key = await server.keyPrinted();
     const secret = 'Sup3r-s3cret-value-in-the-WAL';
     expect(
-      (await api(port, key, 'POST', '/v1/variables', { key: 'S', value: secret, secret: true })).status,
+      (await processApi(port, key, 'POST', '/v1/variables', { key: 'S', value: secret, secret: true }))
+        .status,
     ).toBe(201);
     await server.stop();
 

@@ -4,6 +4,14 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { type AgentHandle, type AgentOptions, startAgent } from '../../src/agent/agent.js';
 import { loadConfig } from '../../src/agent/config.js';
+import { createLogger, type Logger, type LogLevelName } from '../../src/observability/logger.js';
+import { SecretValues } from '../../src/observability/secret-values.js';
+
+/** The logger the processes build (secrets masked), writing into a LogCapture the test reads. */
+export function capturingLogger(level: LogLevelName): { logger: Logger; logs: LogCapture } {
+  const logs = new LogCapture();
+  return { logger: createLogger({ level, secrets: new SecretValues(), destination: logs }), logs };
+}
 
 /** Log lines an in-process agent wrote, as text and parsed. */
 export class LogCapture extends Writable {

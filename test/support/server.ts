@@ -229,9 +229,14 @@ export async function createLocation(server: TestServer, slugName: string): Prom
   return { id: body.id, slugName, key: body.keys[0].rawKey, keyId: body.keys[0].id };
 }
 
-/** Creates an API check through the API; returns its id. */
-export async function createApiCheck(server: TestServer, fields: Record<string, unknown>): Promise<string> {
-  const { status, body } = await server.api('POST', '/v1/checks', {
+/** Creates an API check through the API (`autoAssignAlerts` as given, true by default); returns its id. */
+export async function createApiCheck(
+  server: TestServer,
+  fields: Record<string, unknown>,
+  options: { autoAssignAlerts?: boolean } = {},
+): Promise<string> {
+  const query = options.autoAssignAlerts === false ? '?autoAssignAlerts=false' : '';
+  const { status, body } = await server.api('POST', `/v1/checks${query}`, {
     checkType: 'API',
     name: 'Health',
     request: { url: 'http://127.0.0.1:9/health' },

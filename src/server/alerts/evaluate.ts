@@ -16,7 +16,7 @@ import { type AlertVariables, alertTitle, alertVariables, type CheckFacts } from
 const DAY_MS = 86_400_000;
 
 /** Whether a session moves its check's alert state: scheduled and API-triggered ones do; test sessions never. */
-export function countsForAlerting(session: Pick<SessionRow, 'run_source' | 'test_session_id'>): boolean {
+function countsForAlerting(session: Pick<SessionRow, 'run_source' | 'test_session_id'>): boolean {
   const source: RunSource = session.run_source;
   return session.test_session_id === null && !source.startsWith('TEST_') && !source.endsWith('_NO_RECORD');
 }

@@ -2,14 +2,8 @@ import { z } from 'zod';
 import type { Db } from '../store/db.js';
 import { iso, isoOrNull } from '../store/rows.js';
 import { ALERT_CHANNEL_TYPES } from './channel-schema.js';
-import type { NotificationRow, NotificationStatus } from './outbox.js';
+import { NOTIFICATION_STATUSES, type NotificationRow, type NotificationStatus } from './outbox.js';
 import { ALERT_TYPES } from './state-machine.js';
-
-export const NOTIFICATION_STATUSES = [
-  'PENDING',
-  'SENT',
-  'FAILED',
-] as const satisfies readonly NotificationStatus[];
 
 export interface NotificationFilter {
   checkId?: string | undefined;

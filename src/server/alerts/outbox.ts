@@ -6,7 +6,7 @@ import type { AlertType } from './state-machine.js';
 import type { AlertVariables } from './variables.js';
 
 /** How long a notification is tried before it is given up. */
-export const DELIVERY_WINDOW_MS = 24 * 3_600_000;
+const DELIVERY_WINDOW_MS = 24 * 3_600_000;
 
 export interface NewNotification {
   accountId: string;
@@ -19,7 +19,8 @@ export interface NewNotification {
   variables: AlertVariables;
 }
 
-export type NotificationStatus = 'PENDING' | 'SENT' | 'FAILED';
+export const NOTIFICATION_STATUSES = ['PENDING', 'SENT', 'FAILED'] as const;
+export type NotificationStatus = (typeof NOTIFICATION_STATUSES)[number];
 
 export interface AttemptRecord {
   at: string;

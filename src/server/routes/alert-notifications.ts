@@ -1,10 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import {
-  alertNotificationSchema,
-  listNotifications,
-  NOTIFICATION_STATUSES,
-} from '../alerts/notifications-query.js';
+import { alertNotificationSchema, listNotifications } from '../alerts/notifications-query.js';
+import { NOTIFICATION_STATUSES } from '../alerts/outbox.js';
 import { ALERT_STATES, ALERT_TYPES } from '../alerts/state-machine.js';
 import { alertStateView } from '../alerts/state-store.js';
 import { notFound } from '../common/errors.js';

@@ -1,16 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../../src/observability/logger.js';
-import { SecretValues } from '../../../src/observability/secret-values.js';
-import { LogCapture } from '../../support/agent.js';
+import { capturingLogger } from '../../support/agent.js';
 import { AlertBench } from './support.js';
 
 /** Alerting runs in the transaction that records a session, but its failure never costs the session its result. */
 describe('a failure of alerting itself', () => {
   let bench: AlertBench;
-  const logs = new LogCapture();
+  const { logger, logs } = capturingLogger('ERROR');
 
   beforeAll(async () => {
-    const logger = createLogger({ level: 'ERROR', secrets: new SecretValues(), destination: logs });
     bench = await AlertBench.start('pglite', 'isolation', { logger: logger as never });
   });
   afterAll(async () => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Receiver, startReceiver } from '../../support/receivers.js';
 import {
+  createApiCheck,
   createLocation,
   databaseUrlOf,
   STORES,
@@ -39,16 +40,14 @@ describe.runIf(STORES.includes('postgres'))('alert delivery with two replicas', 
     agent = await TestAgent.connect(second.url, location.key, first.accountId, { agentId: 'replica-agent' });
     const checks: string[] = [];
     for (let i = 0; i < 40; i++) {
-      const created = await first.api('POST', '/v1/checks?autoAssignAlerts=false', {
-        checkType: 'API',
+      const fields = {
         name: `Replica ${i}`,
-        request: { url: 'http://127.0.0.1:9/' },
         privateLocations: ['replicas'],
         activated: false,
         doubleCheck: false,
         alertChannelSubscriptions: [{ alertChannelId: channel.body.id, activated: true }],
-      });
-      checks.push(created.body.id);
+      };
+      checks.push(await createApiCheck(first, fields, { autoAssignAlerts: false }));
     }
     await first.api('POST', '/v2/check-sessions/trigger', { target: { checkId: checks } });
     agent.credit(40);

@@ -1,7 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../../src/observability/logger.js';
-import { SecretValues } from '../../../src/observability/secret-values.js';
-import { LogCapture } from '../../support/agent.js';
+import { capturingLogger } from '../../support/agent.js';
 import { type TestServer as HttpServer, startHttpServer } from '../../support/http-servers.js';
 import { AlertBench } from './support.js';
 
@@ -17,7 +15,7 @@ const SECRETS = {
 describe('alert channel secrets', () => {
   let bench: AlertBench;
   let echo: HttpServer;
-  const logs = new LogCapture();
+  const { logger, logs } = capturingLogger('DEBUG');
 
   beforeAll(async () => {
     // A receiver that fails and echoes what it was sent, credentials included, in its answer.
@@ -26,7 +24,6 @@ describe('alert channel secrets', () => {
       for await (const chunk of req) chunks.push(chunk as Buffer);
       res.writeHead(500).end(`${JSON.stringify(req.headers)} ${Buffer.concat(chunks).toString()}`);
     });
-    const logger = createLogger({ level: 'DEBUG', secrets: new SecretValues(), destination: logs });
     bench = await AlertBench.start('pglite', 'secrets', {
       logger: logger as never,
       alerting: { pagerDutyEventsUrl: echo.url('/pd'), opsgenieApiUrl: echo.url('/og') },

@@ -1,5 +1,6 @@
 import { leaseRuns } from '../../../src/server/queue/lease.js';
 import {
+  createApiCheck,
   createLocation,
   type Store,
   startTestServer,
@@ -60,18 +61,18 @@ export class AlertBench {
    * `channels` only.
    */
   async check(channels: number[], fields: Record<string, unknown> = {}): Promise<string> {
-    const { status, body } = await this.server.api('POST', '/v1/checks?autoAssignAlerts=false', {
-      checkType: 'API',
-      name: `Alerting ${Math.random().toString(36).slice(2, 8)}`,
-      request: { url: 'http://127.0.0.1:9/health' },
-      privateLocations: [this.location.slugName],
-      activated: false,
-      doubleCheck: false,
-      alertChannelSubscriptions: channels.map((alertChannelId) => ({ alertChannelId, activated: true })),
-      ...fields,
-    });
-    if (status !== 201) throw new Error(`creating a check: ${status} ${JSON.stringify(body)}`);
-    return body.id;
+    return createApiCheck(
+      this.server,
+      {
+        name: `Alerting ${Math.random().toString(36).slice(2, 8)}`,
+        privateLocations: [this.location.slugName],
+        activated: false,
+        doubleCheck: false,
+        alertChannelSubscriptions: channels.map((alertChannelId) => ({ alertChannelId, activated: true })),
+        ...fields,
+      },
+      { autoAssignAlerts: false },
+    );
   }
 
   /** An alert channel made through the API; returns its id. */

@@ -1,17 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../../src/observability/logger.js';
-import { SecretValues } from '../../../src/observability/secret-values.js';
-import { LogCapture, waitFor } from '../../support/agent.js';
+import { capturingLogger, waitFor } from '../../support/agent.js';
 import { createApiCheck, createLocation, startTestServer, type TestServer } from '../../support/server.js';
 import { apiResult, TestAgent } from './agent-client.js';
 
 /** What an operator reads in the control plane's log at the default level: agents coming and going, runs ending. */
 describe('the control plane’s log at INFO', () => {
   let server: TestServer;
-  const logs = new LogCapture();
+  const { logger, logs } = capturingLogger('INFO');
 
   beforeAll(async () => {
-    const logger = createLogger({ level: 'INFO', secrets: new SecretValues(), destination: logs });
     server = await startTestServer('pglite', { logger: logger as never });
   });
   afterAll(async () => {

@@ -14,7 +14,7 @@ const TIMEOUT_MS = 15_000;
 const ANSWER_CHARS = 300;
 
 /** Whether an HTTP status is worth another try: the receiver is down, overloaded or asks to wait. */
-export function isRetryableStatus(status: number): boolean {
+function isRetryableStatus(status: number): boolean {
   return status >= 500 || status === 408 || status === 429;
 }
 

@@ -3,7 +3,7 @@ import { alertFacts } from './message.js';
 import { type ChannelSender, type DeliveryOutcome, failed, type OutgoingAlert } from './types.js';
 
 /** Slack's message JSON: the title as text (notifications), and blocks with the facts. */
-export function slackMessage(alert: OutgoingAlert): { text: string; blocks: unknown[] } {
+function slackMessage(alert: OutgoingAlert): { text: string; blocks: unknown[] } {
   const vars = alert.variables;
   const facts = alertFacts(vars).map(([k, v]) => ({ type: 'mrkdwn', text: `*${k}*\n${v.slice(0, 1900)}` }));
   return {

@@ -5,7 +5,7 @@ import { sendHttp } from './http.js';
 import { type ChannelSender, failed } from './types.js';
 
 /** The signature header of a webhook with a secret: `sha256=<hex HMAC-SHA256 of the body>`. */
-export function webhookSignature(secret: string, body: string): string {
+function webhookSignature(secret: string, body: string): string {
   return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
 }
 
