@@ -96,7 +96,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     registerRoutes(app, context);
     const address = await listen(app, config);
     const bootstrap = await bootstrapAccount(db, config.bootstrapKey);
-    runs.start(app.server);
+    runs.start(app);
     const sweep = setInterval(() => void makeOwnerOnly(config.dataDir), OWNER_ONLY_SWEEP_MS).unref();
     const url = address.replace('0.0.0.0', '127.0.0.1').replace('[::]', '127.0.0.1');
     return running({ app, context, bootstrap, runs, url, sweep, release: cleanUp });

@@ -7,7 +7,7 @@ import {
   type ValidationProblem,
 } from '../../checks/index.js';
 import { subscriptionsForNew } from '../alerts/subscriptions.js';
-import { ApiError, notFound } from '../common/errors.js';
+import { invalid, notFound } from '../common/errors.js';
 import { mergeUpdate, restoreMaskedValues } from '../common/merge.js';
 import { deleteHeartbeatEvents } from '../heartbeats/events.js';
 import { createPingToken, deletePingTokens } from '../heartbeats/tokens.js';
@@ -69,8 +69,7 @@ export async function updateCheckFromBody(
     const stored = await getCheck(tx, accountId, id, true);
     if (!stored) throw notFound('Check', id);
     if (kind && stored.checkType !== kind) {
-      throw new ApiError(
-        400,
+      throw invalid(
         `Check ${id} is a ${stored.checkType} check: update it with PUT /v1/checks/${pathOfKind(stored.checkType)}/${id}`,
         {
           checkType: stored.checkType,

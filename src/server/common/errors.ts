@@ -32,9 +32,24 @@ export function errorBody(
   return { statusCode, error: STATUS_CODES[statusCode] ?? 'Error', message, attributes };
 }
 
+/** What a domain refusal is about; the HTTP layer answers each kind with its status (http/domain-errors.ts). */
+export type DomainErrorKind = 'not-found' | 'conflict' | 'invalid' | 'too-large';
+
+/** A request the domain refuses, in its own terms: services raise these, and know nothing of HTTP. */
+export class DomainError extends Error {
+  constructor(
+    readonly kind: DomainErrorKind,
+    message: string,
+    readonly attributes: Record<string, unknown> = {},
+  ) {
+    super(message);
+    this.name = 'DomainError';
+  }
+}
+
 export const notFound = (what: string, id: string | number) =>
-  new ApiError(404, `${what} ${JSON.stringify(String(id))} was not found`, { id: String(id) });
+  new DomainError('not-found', `${what} ${JSON.stringify(String(id))} was not found`, { id: String(id) });
 export const conflict = (message: string, attributes: Record<string, unknown> = {}) =>
-  new ApiError(409, message, attributes);
-export const badRequest = (message: string, attributes: Record<string, unknown> = {}) =>
-  new ApiError(400, message, attributes);
+  new DomainError('conflict', message, attributes);
+export const invalid = (message: string, attributes: Record<string, unknown> = {}) =>
+  new DomainError('invalid', message, attributes);

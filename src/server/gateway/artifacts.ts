@@ -4,6 +4,7 @@ import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { conflict, DomainError, notFound } from '../common/errors.js';
 import type { Db } from '../store/db.js';
 
 /** Artifact names are file names: no separators, no leading dot. */
@@ -30,17 +31,6 @@ function fileOf(ref: ArtifactRef): string {
 /** What one run may store: a browser run's screenshots, trace, video and report fit many times over. */
 export const RUN_ARTIFACT_QUOTA = { count: 64, bytes: 750 * 1024 * 1024 } as const;
 
-/** Why an upload cannot be taken, as the route answers it. */
-export class ArtifactRefusal extends Error {
-  constructor(
-    readonly statusCode: 404 | 409 | 413,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'ArtifactRefusal';
-  }
-}
-
 /**
  * Claims a name for an upload of a run: only the agent that holds the run's lease may upload, a name is written
  * once (never overwritten), and a run stays within RUN_ARTIFACT_QUOTA. Returns the bytes this upload may have.
@@ -56,12 +46,9 @@ export async function claimArtifact(
     'SELECT status, agent_id FROM runs WHERE id = $1 AND account_id = $2 AND location = $3',
     [ref.runId, ref.accountId, ref.location],
   );
-  if (!run) throw new ArtifactRefusal(404, `Run ${JSON.stringify(ref.runId)} was not found`);
+  if (!run) throw notFound('Run', ref.runId);
   if (run.status !== 'leased' || run.agent_id !== ref.agentId) {
-    throw new ArtifactRefusal(
-      409,
-      `Run ${ref.runId} is not leased to this agent: artifacts are uploaded while it runs`,
-    );
+    throw conflict(`Run ${ref.runId} is not leased to this agent: artifacts are uploaded while it runs`);
   }
   const [used] = await db.query<{ count: string | number; bytes: string | number | null }>(
     'SELECT count(*) AS count, sum(size) AS bytes FROM artifacts WHERE run_id = $1',
@@ -69,8 +56,8 @@ export async function claimArtifact(
   );
   const left = RUN_ARTIFACT_QUOTA.bytes - Number(used?.bytes ?? 0);
   if (Number(used?.count ?? 0) >= RUN_ARTIFACT_QUOTA.count || declaredBytes > left) {
-    throw new ArtifactRefusal(
-      413,
+    throw new DomainError(
+      'too-large',
       `A run keeps at most ${RUN_ARTIFACT_QUOTA.count} artifacts and ${RUN_ARTIFACT_QUOTA.bytes} bytes of them`,
     );
   }
@@ -80,10 +67,7 @@ export async function claimArtifact(
     [ref.accountId, ref.runId, ref.name, contentType, now],
   );
   if (claimed.length === 0) {
-    throw new ArtifactRefusal(
-      409,
-      `Run ${ref.runId} has an artifact ${ref.name} already: names are written once`,
-    );
+    throw conflict(`Run ${ref.runId} has an artifact ${ref.name} already: names are written once`);
   }
   return left;
 }

@@ -1,11 +1,11 @@
-import type { IncomingMessage, Server } from 'node:http';
-import { STATUS_CODES } from 'node:http';
+import { type IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { WebSocketServer } from 'ws';
-import { AGENT_PATHS, CLOSE_CODES, PROTOCOL_LIMITS } from '../../protocol/index.js';
-import { authenticate } from '../auth/authenticate.js';
-import { ApiError, errorBody } from '../common/errors.js';
+import { CLOSE_CODES, PROTOCOL_LIMITS } from '../../protocol/index.js';
+import type { AuthContext } from '../auth/context.js';
+import { ApiError } from '../common/errors.js';
 import { Loop } from '../common/loop.js';
 import { pendingCancels } from '../queue/cancel.js';
 import { queueKey } from '../queue/events.js';
@@ -14,6 +14,19 @@ import type { GatewayDeps } from './deps.js';
 
 /** How long shutdown waits for agents to answer the close of their connections. */
 const CLOSE_WAIT_MS = 1000;
+
+/** The socket and first bytes of an upgrade request, kept on the request while the HTTP routes handle it. */
+const PENDING_UPGRADE = Symbol('pending WebSocket upgrade');
+type UpgradeRequest = IncomingMessage & { [PENDING_UPGRADE]?: { socket: Duplex; head: Buffer } };
+
+/** Whether a request routed to the agent route asks for a WebSocket (and came through `Gateway.attach`). */
+export function isUpgrade(request: IncomingMessage): boolean {
+  return (request as UpgradeRequest)[PENDING_UPGRADE] !== undefined;
+}
+
+function destroyOnError(this: Duplex): void {
+  this.destroy();
+}
 
 /**
  * The agent side of docs/protocol.md: WebSocket connections of agents on this server, fed with runs from the
@@ -42,10 +55,19 @@ export class Gateway {
     ];
   }
 
-  /** Takes over WebSocket upgrades of `server` (fastify does not handle them). */
-  attach(server: Server): void {
-    server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
-      void this.upgrade(request, socket, head);
+  /**
+   * Routes WebSocket upgrades of `app`'s server through its HTTP routes, so an upgrade is authenticated, limited and
+   * refused exactly like any request (fastify does not route upgrades itself); the agent route then calls
+   * `accept`. Any other answer is written to the socket, which is closed after it.
+   */
+  attach(app: FastifyInstance): void {
+    app.server.on('upgrade', (request: UpgradeRequest, socket: Duplex, head: Buffer) => {
+      socket.on('error', destroyOnError);
+      request[PENDING_UPGRADE] = { socket, head };
+      const response = new ServerResponse(request);
+      response.assignSocket(socket as Socket);
+      response.on('finish', () => socket.destroy());
+      app.routing(request, response);
     });
   }
 
@@ -67,24 +89,18 @@ export class Gateway {
     await new Promise<void>((resolve) => this.wss.close(() => resolve()));
   }
 
-  private async upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
-    socket.on('error', () => {});
-    const path = (request.url ?? '/').split('?')[0];
-    if (path !== AGENT_PATHS.connect) return reject(socket, new ApiError(404, `Route GET ${path} not found`));
-    if (this.stopping) return reject(socket, SHUTTING_DOWN);
-    let auth: ReturnType<typeof connectionAuthOf>;
-    try {
-      // The same check as every HTTP route with auth 'location': 401 without a valid key, 403 for a user key.
-      auth = connectionAuthOf(
-        await authenticate(this.deps.db, { headers: request.headers } as FastifyRequest, 'location'),
-      );
-    } catch (error) {
-      return reject(socket, error);
-    }
-    if (!auth) return reject(socket, new ApiError(403, 'This key does not belong to a private location'));
-    const connectionAuth = auth;
-    if (this.stopping) return reject(socket, SHUTTING_DOWN);
-    this.wss.handleUpgrade(request, socket, head, (ws) => {
+  /**
+   * Completes the WebSocket upgrade of an authenticated request of `attach`: 403 for a key that is not a private
+   * location's, 503 while this server stops (the agent goes to another replica).
+   */
+  accept(request: IncomingMessage, auth: AuthContext): void {
+    const upgrade = (request as UpgradeRequest)[PENDING_UPGRADE];
+    if (!upgrade) throw new Error('accept() needs a request routed by attach()');
+    const connectionAuth = connectionAuthOf(auth);
+    if (!connectionAuth) throw new ApiError(403, 'This key does not belong to a private location');
+    if (this.stopping) throw SHUTTING_DOWN;
+    upgrade.socket.removeListener('error', destroyOnError);
+    this.wss.handleUpgrade(request, upgrade.socket, upgrade.head, (ws) => {
       const connection = new AgentConnection(ws, connectionAuth, this.deps, {
         onReady: (ready) => this.replaceEarlier(ready),
         onClosed: (closed) => this.connections.delete(closed),
@@ -149,21 +165,3 @@ const SHUTTING_DOWN = new ApiError(
   { retryable: true },
   { 'Retry-After': '1' },
 );
-
-/** Answers a refused upgrade with the API's error body, before any WebSocket exists. */
-function reject(socket: Duplex, error: unknown): void {
-  const apiError = error instanceof ApiError ? error : new ApiError(500, 'Internal server error');
-  const body = JSON.stringify(errorBody(apiError.statusCode, apiError.message, apiError.attributes));
-  const headers = {
-    'Content-Type': 'application/json; charset=utf-8',
-    'Content-Length': String(Buffer.byteLength(body)),
-    Connection: 'close',
-    ...apiError.headers,
-  };
-  const head = Object.entries(headers)
-    .map(([name, value]) => `${name}: ${value}\r\n`)
-    .join('');
-  socket.end(
-    `HTTP/1.1 ${apiError.statusCode} ${STATUS_CODES[apiError.statusCode] ?? 'Error'}\r\n${head}\r\n${body}`,
-  );
-}

@@ -3,8 +3,9 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } 
 import { bearerOf, registerAuth } from '../auth/authenticate.js';
 import { type FailedAuthLimit, registerFailedAuthLimit } from '../auth/failed-auth.js';
 import { hashKey } from '../auth/keys.js';
-import { ApiError, errorBody } from '../common/errors.js';
+import { ApiError, DomainError, errorBody } from '../common/errors.js';
 import type { Db } from '../store/db.js';
+import { apiErrorOf } from './domain-errors.js';
 import { registerJsonBodyParser } from './json-body.js';
 import { openApiDocument } from './openapi.js';
 import { type ResponseCheck, RouteRegistry } from './route.js';
@@ -46,8 +47,9 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
   registerJsonBodyParser(app);
 
   app.setErrorHandler((error, request, reply) => {
-    if (error instanceof ApiError) {
-      return reply.code(error.statusCode).headers(error.headers).send(error.toBody());
+    const answer = error instanceof DomainError ? apiErrorOf(error) : error;
+    if (answer instanceof ApiError) {
+      return reply.code(answer.statusCode).headers(answer.headers).send(answer.toBody());
     }
     const statusCode = (error as { statusCode?: number }).statusCode ?? 500;
     if (statusCode === 429) return reply.code(429).send(error);

@@ -2,18 +2,19 @@ import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { errorReport, PROTOCOL_LIMITS, resultAck, resultUpload } from '../../protocol/index.js';
-import { ApiError, badRequest, notFound } from '../common/errors.js';
+import { ApiError, DomainError, invalid, notFound } from '../common/errors.js';
 import type { ServerContext } from '../context.js';
 import { storeAgentError } from '../gateway/agent-errors.js';
 import {
   ARTIFACT_NAME,
-  ArtifactRefusal,
   ArtifactTooLargeError,
   claimArtifact,
   openArtifact,
   saveArtifact,
   servedType,
 } from '../gateway/artifacts.js';
+import { isUpgrade } from '../gateway/gateway.js';
+import { apiErrorOf } from '../http/domain-errors.js';
 import { defineRoute } from '../http/route.js';
 import { recordUploadedResult } from '../sessions/record.js';
 import { storableUpload } from '../sessions/storable-upload.js';
@@ -45,13 +46,17 @@ export function registerAgentRoutes(app: FastifyInstance, context: ServerContext
     tag: TAG,
     auth: 'location',
     responses: { 426: { description: 'Upgrade Required: connect with a WebSocket client' } },
-    handler: async () => {
-      throw new ApiError(
-        426,
-        'This is the agent WebSocket: connect with a WebSocket upgrade',
-        {},
-        { upgrade: 'websocket' },
-      );
+    handler: async ({ auth, request, reply }) => {
+      if (!isUpgrade(request.raw)) {
+        throw new ApiError(
+          426,
+          'This is the agent WebSocket: connect with a WebSocket upgrade',
+          {},
+          { upgrade: 'websocket' },
+        );
+      }
+      runs.gateway.accept(request.raw, auth);
+      reply.hijack();
     },
   });
 
@@ -158,7 +163,7 @@ export function registerAgentRoutes(app: FastifyInstance, context: ServerContext
         if (declared > PROTOCOL_LIMITS.artifactBytes) throw tooLarge();
         const agentId = request.headers['x-agent-id'];
         if (typeof agentId !== 'string' || agentId === '') {
-          throw badRequest('x-agent-id: required: the agent that holds the lease of the run', {
+          throw invalid('x-agent-id: required: the agent that holds the lease of the run', {
             errors: [{ field: 'x-agent-id', message: 'required' }],
           });
         }
@@ -176,9 +181,8 @@ export function registerAgentRoutes(app: FastifyInstance, context: ServerContext
           await saveArtifact(runs.db, ref, body, Math.min(PROTOCOL_LIMITS.artifactBytes, left));
         } catch (error) {
           if (error instanceof ArtifactTooLargeError) throw tooLarge();
-          if (error instanceof ArtifactRefusal) {
-            throw new ApiError(error.statusCode, error.message, {}, { connection: 'close' });
-          }
+          // The agent may still be sending the refused body: it gets the answer and the connection ends.
+          if (error instanceof DomainError) throw apiErrorOf(error, { connection: 'close' });
           throw error;
         }
         const path = `/v1/runs/${encodeURIComponent(params.runId)}/artifacts/${encodeURIComponent(params.name)}`;

@@ -11,7 +11,7 @@ import {
   openBundle,
   saveBundle,
 } from '../bundles/store.js';
-import { ApiError, badRequest, notFound } from '../common/errors.js';
+import { ApiError, invalid, notFound } from '../common/errors.js';
 import type { ServerContext } from '../context.js';
 import { defineRoute } from '../http/route.js';
 
@@ -66,7 +66,7 @@ export function registerCodeBundleRoutes(app: FastifyInstance, context: ServerCo
           );
         } catch (error) {
           if (error instanceof BundleTooLargeError) throw tooLarge();
-          if (error instanceof NotGzipError) throw badRequest(error.message);
+          if (error instanceof NotGzipError) throw invalid(error.message);
           throw error;
         }
       },

@@ -1,5 +1,4 @@
-import type { Server } from 'node:http';
-import type { FastifyBaseLogger } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { PROTOCOL_LIMITS } from '../../protocol/index.js';
 import { closeMailTransports } from '../alerts/channels/index.js';
 import { alertClockTick } from '../alerts/clock.js';
@@ -172,9 +171,9 @@ export class RunServices implements RunsContext {
     this.sampledMinute = minute;
   }
 
-  /** Takes the agent WebSocket on `server` and starts the loops. */
-  start(server: Server): void {
-    this.gateway.attach(server);
+  /** Takes the agent WebSocket on `app`'s server and starts the loops. */
+  start(app: FastifyInstance): void {
+    this.gateway.attach(app);
     this.gateway.start();
     if (this.background) for (const loop of this.loops) loop.start();
   }

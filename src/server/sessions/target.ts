@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ApiError } from '../common/errors.js';
+import { DomainError, invalid } from '../common/errors.js';
 import type { Db } from '../store/db.js';
 import { loadChecks } from './checks.js';
 import { type EffectiveCheck, effectiveCheck } from './effective.js';
@@ -48,13 +48,17 @@ export async function selectChecks(
     const found = new Set(stored.map((c) => c.id));
     const missing = [...new Set(ids)].filter((id) => !found.has(id));
     if (missing.length > 0) {
-      throw new ApiError(404, `No check with id ${missing.map((id) => JSON.stringify(id)).join(', ')}`, {
-        checkIds: missing,
-      });
+      throw new DomainError(
+        'not-found',
+        `No check with id ${missing.map((id) => JSON.stringify(id)).join(', ')}`,
+        {
+          checkIds: missing,
+        },
+      );
     }
     const heartbeats = stored.filter((c) => c.checkType === 'HEARTBEAT').map((c) => c.id);
     if (heartbeats.length > 0) {
-      throw new ApiError(400, 'Heartbeat checks are not run by agents and cannot be triggered', {
+      throw invalid('Heartbeat checks are not run by agents and cannot be triggered', {
         errors: heartbeats.map((id) => ({ field: 'target.checkId', message: `${id} is a heartbeat check` })),
       });
     }
@@ -65,8 +69,8 @@ export async function selectChecks(
     .filter((c) => tagGroups.length === 0 || matchesTags(c.tags, tagGroups))
     .map(effectiveCheck);
   if (selected.length === 0) {
-    throw new ApiError(
-      404,
+    throw new DomainError(
+      'not-found',
       tagGroups.length > 0
         ? 'No check matches the target: no check carries the tags of any matchTags group'
         : 'No check matches the target: the account has no activated check that agents run',

@@ -1,5 +1,7 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { AGENT_PATHS } from '../../../src/protocol/index.js';
 import { createApp } from '../../../src/server/http/app.js';
 import { registerRoutes } from '../../../src/server/routes/index.js';
 import { STORES, startTestServer, TEST_PUBLIC_URL, type TestServer } from '../../support/server.js';
@@ -362,5 +364,36 @@ describe('limits of keyless routes and of failed authentication', () => {
     expect((await prober.get('/heartbeats/guess-3')).status).toBe(429);
     expect((await prober.get('/checks/x/trigger/guess-4')).status).toBe(429);
     expect((await from('10.0.0.5').get('/heartbeats/guess-5')).status).toBe(404);
+  });
+
+  it('counts keys guessed on the agent WebSocket like keys guessed on the API', async () => {
+    const upgrade = (ip: string) =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const ws = new WebSocket(`${server.url.replace(/^http/, 'ws')}${AGENT_PATHS.connect}`, {
+          headers: {
+            authorization: `Bearer pl_${Math.random().toString(36).slice(2)}`,
+            'x-service-account': server.accountId,
+            'x-forwarded-for': ip,
+          },
+        });
+        ws.once('open', () => reject(new Error('upgraded with a guessed key')));
+        ws.once('error', reject);
+        ws.once('unexpected-response', (_request, response) => {
+          let body = '';
+          response.on('data', (chunk: Buffer) => {
+            body += chunk.toString();
+          });
+          response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+        });
+      });
+    for (let i = 0; i < 3; i++) expect((await upgrade('10.0.0.6')).status).toBe(401);
+    const blocked = await upgrade('10.0.0.6');
+    expect(blocked.status).toBe(429);
+    expect(JSON.parse(blocked.body).message).toContain('Too many failed authentications');
+    // The same source is blocked on the API as well.
+    expect(
+      (await from('10.0.0.6', { authorization: 'Bearer vk_x', 'x-service-account': 'x' }).get('/v1/checks'))
+        .status,
+    ).toBe(429);
   });
 });
