@@ -83,6 +83,7 @@ export function registerAgentRoutes(app: FastifyInstance, context: ServerContext
         { accountId: auth.accountId, location: auth.locationSlug ?? '' },
         body,
         runs.clock(),
+        runs.onSessionFinished,
       );
       runs.publish(effects);
       return ack;

@@ -3,6 +3,7 @@ import { PROTOCOL_LIMITS } from '../../protocol/index.js';
 import { closeMailTransports } from '../alerts/channels/index.js';
 import { alertClockTick } from '../alerts/clock.js';
 import { AlertDelivery } from '../alerts/delivery.js';
+import { alertOnFinishedSession } from '../alerts/evaluate.js';
 import { Loop } from '../common/loop.js';
 import type { AlertingConfig } from '../config.js';
 import type { ServerContext } from '../context.js';
@@ -60,6 +61,7 @@ export class RunServices implements RunsContext {
   readonly clock: Clock;
   readonly gateway: Gateway;
   readonly completionPollMs: number;
+  readonly onSessionFinished = alertOnFinishedSession;
   readonly agentFreshMs: number;
   readonly alerts: AlertDelivery;
   private readonly loops: Loop[];
@@ -157,8 +159,8 @@ export class RunServices implements RunsContext {
 
   /** Requeues runs whose lease ran out and expires runs no agent took in time. */
   async reapTick(): Promise<void> {
-    this.publish(await reapLostLeases(this.db, this.clock()));
-    this.publish(await expireUntakenRuns(this.db, this.clock()));
+    this.publish(await reapLostLeases(this.db, this.clock(), this.onSessionFinished));
+    this.publish(await expireUntakenRuns(this.db, this.clock(), this.onSessionFinished));
   }
 
   /** Samples the queues once per minute. */

@@ -1,4 +1,3 @@
-import { alertOnFinishedSession } from '../alerts/evaluate.js';
 import type { RunEffects } from '../queue/events.js';
 import { isRetryableConflict } from '../queue/transact.js';
 import type { Db } from '../store/db.js';
@@ -6,6 +5,7 @@ import { testSessionStatusOf, worstStatus } from './status.js';
 import {
   lockTestSession,
   openRunCount,
+  type ResultRow,
   type SessionRow,
   sessionResults,
   setSessionStatus,
@@ -13,24 +13,35 @@ import {
 } from './store.js';
 
 /**
+ * What else moves when a session ends, in the transaction that ends it: the server passes its alerting here
+ * (alerts/evaluate.ts), which sessions do not import, since alerting reads sessions.
+ */
+export type OnSessionFinished = (
+  tx: Db,
+  session: SessionRow,
+  status: SessionRow['status'],
+  finals: readonly ResultRow[],
+  now: Date,
+) => Promise<void>;
+
+/**
  * Ends a running session once none of its runs is open: its status is the worst of its FINAL results (one per
- * location of a parallel session), and its check's alert state moves in the same transaction. The caller holds
- * the session's lock.
+ * location of a parallel session), and `onFinished` (its check's alert state) moves in the same transaction. The
+ * caller holds the session's lock.
  */
 export async function finishSessionIfDone(
   tx: Db,
   session: SessionRow,
   now: Date,
   effects: RunEffects,
+  onFinished: OnSessionFinished,
 ): Promise<void> {
   if (session.status !== 'RUNNING') return;
   if ((await openRunCount(tx, session.id)) > 0) return;
   const finals = (await sessionResults(tx, session.id)).filter((r) => r.result_type === 'FINAL');
   const status = worstStatus(finals.map((r) => r.status));
   await setSessionStatus(tx, session.id, status, now);
-  await alertWithoutRisk(tx, session.id, effects, () =>
-    alertOnFinishedSession(tx, session, status, finals, now),
-  );
+  await alertWithoutRisk(tx, session.id, effects, () => onFinished(tx, session, status, finals, now));
   effects.finishedSessions.add(session.id);
   if (session.test_session_id) await finishTestSessionIfDone(tx, session.test_session_id, now, effects);
 }

@@ -10,6 +10,7 @@ import {
 } from '../queue/sweep.js';
 import { transact } from '../queue/transact.js';
 import type { Db } from '../store/db.js';
+import type { OnSessionFinished } from './finish.js';
 import { closeUnranRun } from './save-result.js';
 import { lockSession, type SessionRow } from './store.js';
 
@@ -21,7 +22,7 @@ export const LOST_WHILE_CANCELLING = 'the run was cancelled and its agent stoppe
  * asked for ends CANCELLED. Each run is handled in its own transaction under its session's lock, so several
  * replicas can reap at once and each run is handled once.
  */
-export async function reapLostLeases(db: Db, now: Date): Promise<RunEffects> {
+export async function reapLostLeases(db: Db, now: Date, onFinished: OnSessionFinished): Promise<RunEffects> {
   const effects = new RunEffects();
   for (const ref of await runsWithExpiredLeases(db, now)) {
     await underLocks(db, ref, async (tx, session, run) => {
@@ -34,6 +35,7 @@ export async function reapLostLeases(db: Db, now: Date): Promise<RunEffects> {
           { run: 'cancelled', status: 'CANCELLED', reason: LOST_WHILE_CANCELLING },
           now,
           effects,
+          onFinished,
         );
       } else if (run.lease_losses + 1 >= MAX_LEASE_LOSSES) {
         const reason = leaseLossReason(MAX_LEASE_LOSSES);
@@ -44,6 +46,7 @@ export async function reapLostLeases(db: Db, now: Date): Promise<RunEffects> {
           { run: 'timed_out', status: 'TIMED_OUT', reason },
           now,
           effects,
+          onFinished,
         );
       } else {
         await requeueLostRun(tx, run.id, now);
@@ -55,13 +58,25 @@ export async function reapLostLeases(db: Db, now: Date): Promise<RunEffects> {
 }
 
 /** Queued runs no agent took within 6 minutes expire, with a FINAL result that names the location. */
-export async function expireUntakenRuns(db: Db, now: Date): Promise<RunEffects> {
+export async function expireUntakenRuns(
+  db: Db,
+  now: Date,
+  onFinished: OnSessionFinished,
+): Promise<RunEffects> {
   const effects = new RunEffects();
   for (const ref of await runsNobodyTook(db, now)) {
     await underLocks(db, ref, async (tx, session, run) => {
       if (run.status !== 'queued' || run.expires_at > now) return;
       const reason = expiryReason(run.location);
-      await closeUnranRun(tx, session, run, { run: 'expired', status: 'TIMED_OUT', reason }, now, effects);
+      await closeUnranRun(
+        tx,
+        session,
+        run,
+        { run: 'expired', status: 'TIMED_OUT', reason },
+        now,
+        effects,
+        onFinished,
+      );
     });
   }
   return effects;

@@ -14,7 +14,7 @@ import type { RunRow } from '../queue/run.js';
 import { finishRun, lockRun } from '../queue/sweep.js';
 import { transact } from '../queue/transact.js';
 import type { Db } from '../store/db.js';
-import { finishSessionIfDone } from './finish.js';
+import { finishSessionIfDone, type OnSessionFinished } from './finish.js';
 import { retryLocation } from './locations.js';
 import {
   implausibleTimes,
@@ -46,6 +46,7 @@ export async function recordUploadedResult(
   uploader: Uploader,
   upload: ResultUpload,
   now: Date,
+  onFinished: OnSessionFinished,
 ): Promise<{ ack: ResultAck; effects: RunEffects }> {
   const parsed = parseUploadedRecord(upload.result);
   if (!parsed.success) {
@@ -73,7 +74,7 @@ export async function recordUploadedResult(
     if (await hasResult(tx, run.id)) return { recorded: false, duplicate: true };
     const holder = leaseHolderProblem(run, upload.agentId);
     if (holder) throw conflict(holder, { runId: run.id });
-    await recordFirstCopy(tx, session, run, parsed.data, upload.networkError, now, effects);
+    await recordFirstCopy(tx, session, run, parsed.data, upload.networkError, now, effects, onFinished);
     return { recorded: true, duplicate: false };
   });
   return { ack, effects };
@@ -97,6 +98,7 @@ async function recordFirstCopy(
   networkError: boolean,
   now: Date,
   effects: RunEffects,
+  onFinished: OnSessionFinished,
 ): Promise<void> {
   const check = run.payload.check;
   const status = statusOfRecord(uploaded, check.shouldFail === true);
@@ -137,5 +139,5 @@ async function recordFirstCopy(
       );
     }
   }
-  await finishSessionIfDone(tx, session, now, effects);
+  await finishSessionIfDone(tx, session, now, effects, onFinished);
 }

@@ -1,6 +1,7 @@
 import type { Clock } from '../queue/clock.js';
 import type { RunEffects, RunEvents } from '../queue/events.js';
 import type { Db } from '../store/db.js';
+import type { OnSessionFinished } from './finish.js';
 
 /** What the session operations need from the server: the store, the clock, and where effects are announced. */
 export interface RunsContext {
@@ -13,4 +14,6 @@ export interface RunsContext {
   /** How recently an agent must have been heard from to count as connected. */
   agentFreshMs: number;
   publish(effects: RunEffects): void;
+  /** What moves with a session that ends: its check's alert state. */
+  onSessionFinished: OnSessionFinished;
 }

@@ -4,7 +4,7 @@ import type { RunEffects } from '../queue/events.js';
 import type { RunRow } from '../queue/run.js';
 import { finishRun } from '../queue/sweep.js';
 import type { Db } from '../store/db.js';
-import { finishSessionIfDone } from './finish.js';
+import { finishSessionIfDone, type OnSessionFinished } from './finish.js';
 import { storedRecord, type UploadedRecord, unranRecord } from './result-record.js';
 import { isFailure } from './status.js';
 import { addTestSessionErrorGroups, insertResult, type SessionRow } from './store.js';
@@ -63,9 +63,10 @@ export async function closeUnranRun(
   outcome: UnranOutcome,
   now: Date,
   effects: RunEffects,
+  onFinished: OnSessionFinished,
 ): Promise<void> {
   await finishRun(tx, run.id, outcome.run, now, outcome.reason);
   const uploaded = unranRecord(run, { status: outcome.status, reason: outcome.reason, now });
   await saveResult(tx, { session, run, uploaded, status: outcome.status, resultType: 'FINAL', now });
-  await finishSessionIfDone(tx, session, now, effects);
+  await finishSessionIfDone(tx, session, now, effects, onFinished);
 }
