@@ -132,6 +132,7 @@ export async function startAgent(config: AgentConfig, options: AgentOptions = {}
     metrics,
     log,
     limitScale: config.runLimitScale,
+    peerProtocolVersion: () => connection.protocolVersion,
     onSpooled: () => delivery.notify(),
     onSlotFreed: grantCredit,
   });
@@ -163,8 +164,11 @@ export async function startAgent(config: AgentConfig, options: AgentOptions = {}
   const runtimes = bundledRuntimes();
   const engines = bundledEngines();
   const scriptUsers = scriptUsersSummary(capacity.light + capacity.browser);
-  const hello = () =>
-    helloMessage({ agentId, capabilities, runtimes, engines, slots: capacity, running: leasedRunIds() });
+  const hello = (protocolVersion: number) =>
+    helloMessage(
+      { agentId, capabilities, runtimes, engines, slots: capacity, running: leasedRunIds() },
+      protocolVersion,
+    );
   const reconnect = options.reconnect ?? { baseMs: 1000, maxMs: 60_000 };
   connection = new ControlConnection({
     url: config.apiUrl.replace(/^http/, 'ws') + AGENT_PATHS.connect,

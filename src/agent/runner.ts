@@ -53,6 +53,8 @@ export interface RunnerOptions {
   bundles?: BundleFetcher;
   /** Multiplies each kind's execution limit (AGENT_RUN_LIMIT_SCALE). */
   limitScale: number;
+  /** The protocol version the control plane welcomed last: what the results may hold. */
+  peerProtocolVersion: () => number;
   /** A result was spooled. */
   onSpooled(): void;
   /** A slot is free again (credit can be granted). */
@@ -293,6 +295,9 @@ export class Runner {
         status,
         result: boundedResult(result, PROTOCOL_LIMITS.resultBytes),
         networkError: end.attempt.networkError,
+        ...(end.attempt.permanentError && this.options.peerProtocolVersion() >= 2
+          ? { permanentError: true }
+          : {}),
       },
     };
   }

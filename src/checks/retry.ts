@@ -55,9 +55,9 @@ export function shouldRetry(
   policy: RetryPolicy,
   retriesDone: number,
   elapsedMs: number,
-  failure: { networkError: boolean },
+  failure: { networkError: boolean; permanentError?: boolean },
 ): boolean {
-  if (retriesDone >= policy.maxRetries) return false;
+  if (retriesDone >= policy.maxRetries || failure.permanentError) return false;
   if (policy.onlyOnNetworkError && !failure.networkError) return false;
   return elapsedMs + policy.delayMs(retriesDone + 1) <= policy.maxDurationMs;
 }

@@ -45,6 +45,8 @@ export interface Attempt {
   stoppedAt: Date;
   /** True when nothing answered at all (no HTTP status, no connection): a NETWORK_ERROR for retries. */
   networkError: boolean;
+  /** True when every attempt would fail the same way (a missing runtime, an undefined variable): never retried. */
+  permanentError?: boolean;
   /** One line saying why the attempt failed (error or first failing assertion), secrets masked; null when it passed. */
   error: string | null;
   /** The kind's detail object under its key, e.g. `{apiCheckResult: …}`. */

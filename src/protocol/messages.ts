@@ -12,24 +12,41 @@ const capability = z.strictObject({ available: z.boolean(), reason: z.string().n
 
 // ── agent → control plane ─────────────────────────────────────────────────────────────────────────────
 
-/** First message on a connection. */
-export const helloMessage = z.strictObject({
-  type: z.literal('hello'),
-  protocolVersion: z.number().int(),
-  agentId: z.string().min(1).max(100),
-  agentVersion: z.string().max(50),
-  hostname: z.string().max(255),
-  platform: z.string().max(100),
-  nodeVersion: z.string().max(50),
-  runtimes: z.array(z.string().max(20)).max(20),
-  /** The check-suite engines this agent has (`node22`, `bun1.3`, …); optional in v1 (agents before it omit it). */
-  engines: z.array(z.string().max(20)).max(20).optional(),
-  /** Every check kind, with whether this agent can run it and why not. */
-  capabilities: z.record(z.enum(CHECK_TYPES), capability),
-  slots: slotCounts,
-  /** Runs this agent is still executing from an earlier connection, so their leases carry on. */
-  running: z.array(z.string()).max(1000),
-});
+/** First message on a connection; its fields are those of its `protocolVersion`. */
+export const helloMessage = z
+  .strictObject({
+    type: z.literal('hello'),
+    protocolVersion: z.number().int(),
+    agentId: z.string().min(1).max(100),
+    agentVersion: z.string().max(50),
+    hostname: z.string().max(255),
+    platform: z.string().max(100),
+    nodeVersion: z.string().max(50),
+    runtimes: z.array(z.string().max(20)).max(20),
+    /** The check-suite engines this agent has (`node22`, `bun1.3`, …): from version 2 on. */
+    engines: z.array(z.string().max(20)).max(20).optional(),
+    /** Every check kind, with whether this agent can run it and why not. */
+    capabilities: z.record(z.enum(CHECK_TYPES), capability),
+    slots: slotCounts,
+    /** Runs this agent is still executing from an earlier connection, so their leases carry on. */
+    running: z.array(z.string()).max(1000),
+  })
+  .superRefine((hello, context) => {
+    if (hello.protocolVersion < 2 && hello.engines !== undefined) {
+      context.addIssue({
+        code: 'custom',
+        path: ['engines'],
+        message: 'is not in protocol version 1 (added in 2)',
+      });
+    }
+    if (hello.protocolVersion >= 2 && hello.engines === undefined) {
+      context.addIssue({
+        code: 'custom',
+        path: ['engines'],
+        message: 'is required from protocol version 2 on',
+      });
+    }
+  });
 
 /** Grants more runs: the agent asks only for slots that are free and not yet asked for. */
 export const creditMessage = z.strictObject({ type: z.literal('credit'), credits: slotCounts });
@@ -127,8 +144,20 @@ export const resultUpload = z.strictObject({
   result: z.record(z.string(), z.unknown()),
   /** True when nothing answered at all: a NETWORK_ERROR for the retry strategy. */
   networkError: z.boolean(),
+  /**
+   * From version 2 on: the failure would be the same on every attempt (a runtime this agent lacks, an undefined
+   * variable), so the retry strategy does not apply. Sent only to a control plane that welcomed version 2.
+   */
+  permanentError: z.boolean().optional(),
 });
 export type ResultUpload = z.infer<typeof resultUpload>;
+
+/** An upload as a control plane of `version` takes it: without the fields of later versions. */
+export function uploadForVersion(upload: ResultUpload, version: number): ResultUpload {
+  if (version >= 2) return upload;
+  const { permanentError: _, ...v1 } = upload;
+  return v1;
+}
 
 export const resultAck = z.strictObject({ recorded: z.boolean(), duplicate: z.boolean() });
 

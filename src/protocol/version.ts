@@ -1,6 +1,11 @@
-/** The agent ⇄ control-plane protocol version; both sides refuse a handshake with a version they do not speak. */
-export const PROTOCOL_VERSION = 1;
-export const SUPPORTED_PROTOCOL_VERSIONS: readonly number[] = [1];
+/**
+ * The newest agent ⇄ control-plane protocol version, the one an agent offers first; both sides refuse a handshake
+ * with a version they do not speak (docs/protocol.md, Versioning). Version 2 added hello's `engines` and the
+ * results' `permanentError`.
+ */
+export const PROTOCOL_VERSION = 2;
+/** Every version this code speaks, oldest first: a control plane takes them all, an agent falls back to them. */
+export const SUPPORTED_PROTOCOL_VERSIONS: readonly number[] = [1, 2];
 
 /** Paths of the protocol under the control plane's base URL. */
 export const AGENT_PATHS = {

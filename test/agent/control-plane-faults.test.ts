@@ -50,17 +50,34 @@ const released = () => fake.received('release').flatMap((m) => m.runIds);
 describe('agent: a control plane that misbehaves', () => {
   it('logs an UNSUPPORTED_PROTOCOL refusal clearly and retries slowly, never in a loop', async () => {
     fake = await FakeControlPlane.start();
-    fake.refuseProtocol = true;
+    fake.speaks = [];
     agent = await startTestAgent({ url: fake.url, key: FAKE_KEY });
     const { logs, health } = agent;
     await fake.waitFor('the refusal logged', () => logs.text.includes('refused this agent'));
     await new Promise((resolve) => setTimeout(resolve, 1500));
-    expect(fake.upgrades).toBe(1);
+    // Each version it speaks is offered once (the newest, then the older one), then it waits.
+    expect(fake.upgrades).toBe(2);
     const line = logs.entries().find((e) => String(e.msg).includes('refused this agent'));
     expect(line).toMatchObject({ level: 'error' });
     expect(String(line?.msg)).toMatch(/UNSUPPORTED_PROTOCOL.*trying again in 1 minute/);
     expect((await health('/-/readiness')).status).toBe(503);
     expect(JSON.parse((await health('/health')).text).status).toBe('starting');
+  });
+
+  it('offers an older protocol version to a control plane that speaks only that, and keeps to its fields', async () => {
+    fake = await FakeControlPlane.start();
+    fake.speaks = [1];
+    agent = await startTestAgent({ url: fake.url, key: FAKE_KEY });
+    await fake.waitFor('credit', () => fake.received('credit')[0]);
+    const [newest, older] = fake.received('hello');
+    expect([newest?.protocolVersion, older?.protocolVersion]).toEqual([2, 1]);
+    expect(newest?.engines).toBeDefined();
+    expect(older).not.toHaveProperty('engines');
+    const run = fake.run(apiCheck(target.url('/older-protocol')));
+    fake.send(run);
+    const upload = await fake.waitFor('the result', () => fake.results.get(`${run.runId}:1`));
+    expect(upload.status).toBe('PASSED');
+    expect(fake.violations).toEqual([]);
   });
 
   it('ignores messages that are not JSON or not of the protocol, and keeps working', async () => {

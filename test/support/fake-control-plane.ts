@@ -26,6 +26,7 @@ import {
   type ResultUpload,
   type RunMessage,
   resultUpload,
+  SUPPORTED_PROTOCOL_VERSIONS,
 } from '../../src/protocol/index.js';
 
 /** A private-location key of the form the agent needs; the fake accepts only this one. */
@@ -39,8 +40,8 @@ export class FakeControlPlane {
   readonly results = new Map<string, ResultUpload>();
   /** Upgrade attempts (accepted or not). */
   upgrades = 0;
-  /** Answer the hello with UNSUPPORTED_PROTOCOL and close with 4400. */
-  refuseProtocol = false;
+  /** The protocol versions it speaks: a hello of any other is answered UNSUPPORTED_PROTOCOL and closed with 4400. */
+  speaks: readonly number[] = SUPPORTED_PROTOCOL_VERSIONS;
   /** Answer result uploads with this status (and record nothing). */
   resultStatus: number | null = null;
   /** Per upload: a status to answer it with (recording nothing), or null to take it. */
@@ -142,8 +143,9 @@ export class FakeControlPlane {
         return;
       }
       this.messages.push(parsed.data);
-      if (parsed.data.type !== 'hello') return;
-      if (this.refuseProtocol) {
+      const hello = parsed.data;
+      if (hello.type !== 'hello') return;
+      if (!this.speaks.includes(hello.protocolVersion)) {
         ws.send(
           JSON.stringify({
             type: 'error',
@@ -159,7 +161,7 @@ export class FakeControlPlane {
       ws.send(
         JSON.stringify({
           type: 'welcome',
-          protocolVersion: 1,
+          protocolVersion: hello.protocolVersion,
           location: 'berlin-1',
           heartbeatIntervalMs: 200,
           leaseTtlMs: PROTOCOL_LIMITS.leaseTtlMs,

@@ -7,7 +7,9 @@ import {
   controlMessage,
   type HelloMessage,
   PROTOCOL_LIMITS,
+  PROTOCOL_VERSION,
   type RunMessage,
+  SUPPORTED_PROTOCOL_VERSIONS,
 } from '../../protocol/index.js';
 import type { AgentConfig } from '../config.js';
 import type { Backoff } from './backoff.js';
@@ -24,8 +26,8 @@ export interface ConnectionOptions {
   backoff: Backoff;
   /** Wait before trying again after a fatal refusal (revoked key, unsupported protocol). */
   fatalRetryMs: number;
-  /** The hello for a new connection, made when it opens. */
-  hello(): HelloMessage;
+  /** The hello of `protocolVersion` for a new connection, made when it opens. */
+  hello(protocolVersion: number): HelloMessage;
   /** The heartbeat's contents, made when it is due. */
   heartbeat(): { running: string[]; queued: number };
   onWelcome(welcome: Welcome): void;
@@ -55,11 +57,21 @@ export class ControlConnection {
   private lastError: string | null = null;
   private timers: NodeJS.Timeout[] = [];
   private retryTimer: NodeJS.Timeout | null = null;
+  /** The version this agent offers: the newest, until a control plane refuses it for an older one. */
+  private offered = PROTOCOL_VERSION;
+  private refusedVersion = false;
+  /** The version of the last welcome; until one, the oldest (results then hold only what every version takes). */
+  private welcomedVersion = SUPPORTED_PROTOCOL_VERSIONS[0] ?? 1;
 
   constructor(private readonly options: ConnectionOptions) {}
 
   start(): void {
     this.connect();
+  }
+
+  /** The protocol version the control plane welcomed last. */
+  get protocolVersion(): number {
+    return this.welcomedVersion;
   }
 
   /** True between the welcome and the end of the connection. */
@@ -97,6 +109,7 @@ export class ControlConnection {
     this.retryTimer = null;
     if (this.stopped) return;
     this.fatal = null;
+    this.refusedVersion = false;
     this.lastError = null;
     const url = new URL(this.options.url);
     const ws = new WebSocket(url, {
@@ -117,7 +130,7 @@ export class ControlConnection {
       ws.terminate();
     });
     ws.on('open', () => {
-      this.send(this.options.hello());
+      this.send(this.options.hello(this.offered));
       this.after(WELCOME_TIMEOUT_MS, () => {
         if (!this.welcomed) {
           this.lastError = 'no welcome from the control plane';
@@ -151,6 +164,7 @@ export class ControlConnection {
     switch (message.type) {
       case 'welcome':
         this.welcomed = true;
+        this.welcomedVersion = message.protocolVersion;
         this.options.backoff.reset();
         this.startKeepAlive(message.heartbeatIntervalMs);
         this.options.onWelcome(message);
@@ -162,6 +176,7 @@ export class ControlConnection {
         this.options.onCancel(message.runId);
         return;
       case 'error':
+        if (message.code === 'UNSUPPORTED_PROTOCOL') this.refusedVersion = true;
         if (message.fatal) this.fatal = `${message.code}: ${message.message}`;
         else this.options.log.warn({ code: message.code }, `the control plane reported: ${message.message}`);
         return;
@@ -207,8 +222,16 @@ export class ControlConnection {
     if (wasWelcomed) this.options.onDisconnect();
     if (this.stopped) return;
 
-    if (!this.fatal && FATAL_CLOSE_CODES.has(code)) this.fatal = `closed with code ${code} ${reason}`.trim();
     const { log } = this.options;
+    const older = SUPPORTED_PROTOCOL_VERSIONS.filter((v) => v < this.offered).at(-1);
+    if ((this.refusedVersion || code === CLOSE_CODES.unsupportedProtocol) && older !== undefined) {
+      // An older control plane: offer the next older version at once (docs/protocol.md, Versioning).
+      log.info(`the control plane does not speak protocol version ${this.offered}; offering ${older}`);
+      this.offered = older;
+      this.schedule(0);
+      return;
+    }
+    if (!this.fatal && FATAL_CLOSE_CODES.has(code)) this.fatal = `closed with code ${code} ${reason}`.trim();
     if (this.fatal) {
       const minutes = Math.round(this.options.fatalRetryMs / 60_000);
       const wait =

@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import type { CheckType } from '../../checks/index.js';
-import { type HelloMessage, PROTOCOL_VERSION, type SlotCounts } from '../../protocol/index.js';
+import type { HelloMessage, SlotCounts } from '../../protocol/index.js';
 import { version } from '../../version.js';
 import type { Capability } from '../capabilities.js';
 
@@ -15,18 +15,18 @@ export interface HelloParts {
   running: string[];
 }
 
-/** The first message on a connection: who this agent is and what it can run. */
-export function helloMessage(parts: HelloParts): HelloMessage {
+/** The first message on a connection, in `protocolVersion`: who this agent is and what it can run. */
+export function helloMessage(parts: HelloParts, protocolVersion: number): HelloMessage {
   return {
     type: 'hello',
-    protocolVersion: PROTOCOL_VERSION,
+    protocolVersion,
     agentId: parts.agentId,
     agentVersion: version,
     hostname: hostname().slice(0, 255),
     platform: `${process.platform}-${process.arch}`,
     nodeVersion: process.version,
     runtimes: parts.runtimes,
-    engines: parts.engines,
+    ...(protocolVersion >= 2 ? { engines: parts.engines } : {}),
     capabilities: parts.capabilities,
     slots: parts.slots,
     running: parts.running,

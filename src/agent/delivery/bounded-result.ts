@@ -1,5 +1,5 @@
 import { type CheckResult, failureOf, withResultNote } from '../../checks/index.js';
-import type { ResultUpload } from '../../protocol/index.js';
+import { type ResultUpload, uploadForVersion } from '../../protocol/index.js';
 
 type Path = (string | number)[];
 interface Text {
@@ -114,7 +114,8 @@ const ESSENTIAL = [
 
 /**
  * The upload cut down to its status, flags, times and first error, for a result the control plane will not take
- * whole: the run still ends with the status it had, and the note says what was lost and why.
+ * whole: the run still ends with the status it had, and the note says what was lost and why. It holds only what
+ * every protocol version takes (a control plane of version 1 refuses `permanentError`).
  */
 export function essentialUpload(upload: ResultUpload, why: string): ResultUpload {
   const full = upload.result;
@@ -123,5 +124,5 @@ export function essentialUpload(upload: ResultUpload, why: string): ResultUpload
   const failure = failureOf(full as CheckResult);
   if (failure) kept.errorResult = { requestError: failure };
   const note = `the control plane did not take the full result (${why}); only its status, flags, times and first error are kept`;
-  return { ...upload, result: withResultNote(kept, note) };
+  return uploadForVersion({ ...upload, result: withResultNote(kept, note) }, 1);
 }

@@ -1,7 +1,6 @@
 import { problemsOf, type ValidationProblem } from '../../checks/index.js';
-import { notFound } from '../common/errors.js';
+import { notFound, validationError } from '../common/errors.js';
 import { mergeUpdate } from '../common/merge.js';
-import { validationError } from '../http/validation.js';
 import type { Db } from '../store/db.js';
 import { nextResourceNumber } from '../store/resources.js';
 import {

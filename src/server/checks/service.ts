@@ -7,11 +7,10 @@ import {
   type ValidationProblem,
 } from '../../checks/index.js';
 import { subscriptionsForNew } from '../alerts/subscriptions.js';
-import { invalid, notFound } from '../common/errors.js';
+import { invalid, notFound, validationError } from '../common/errors.js';
 import { mergeUpdate, restoreMaskedValues } from '../common/merge.js';
 import { deleteHeartbeatEvents } from '../heartbeats/events.js';
 import { createPingToken, deletePingTokens } from '../heartbeats/tokens.js';
-import { validationError } from '../http/validation.js';
 import type { Db } from '../store/db.js';
 import { deleteTrigger } from '../triggers/store.js';
 import { pathOfKind } from './kinds.js';

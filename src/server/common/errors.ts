@@ -1,4 +1,5 @@
 import { STATUS_CODES } from 'node:http';
+import type { ValidationProblem } from '../../checks/index.js';
 
 /** An error the API answers with: `{statusCode, error, message, attributes}` (spec, Errors). */
 export class ApiError extends Error {
@@ -53,3 +54,16 @@ export const conflict = (message: string, attributes: Record<string, unknown> = 
   new DomainError('conflict', message, attributes);
 export const invalid = (message: string, attributes: Record<string, unknown> = {}) =>
   new DomainError('invalid', message, attributes);
+
+/** Refuses a request for every invalid field it has: `attributes.errors = [{field, message}]`. */
+export function validationError(
+  where: 'body' | 'query' | 'params',
+  problems: ValidationProblem[],
+): DomainError {
+  const errors = problems.map((p) => ({
+    field: where === 'body' ? p.path : `${where}.${p.path}`,
+    message: p.message,
+  }));
+  const summary = errors.map((e) => `${e.field}: ${e.message}`).join('; ');
+  return invalid(`Invalid ${where === 'body' ? 'request body' : where}: ${summary}`, { errors });
+}

@@ -7,7 +7,6 @@ import {
   CLOSE_CODES,
   type ControlMessage,
   type HelloMessage,
-  PROTOCOL_VERSION,
   type SlotCounts,
   SUPPORTED_PROTOCOL_VERSIONS,
   slotClassOf,
@@ -113,6 +112,15 @@ export class AgentConnection {
     this.ws.close(closeCode, message.slice(0, 120));
   }
 
+  private refuseVersion(version: unknown): void {
+    const supported = SUPPORTED_PROTOCOL_VERSIONS.join(', ');
+    this.refuse(
+      'UNSUPPORTED_PROTOCOL',
+      `protocol version ${String(version)} is not supported; this control plane speaks ${supported}`,
+      CLOSE_CODES.unsupportedProtocol,
+    );
+  }
+
   /** Closes without an error message (shutdown, replaced by a newer connection). */
   close(closeCode: number, reason: string): void {
     if (this.state !== 'closed') this.ws.close(closeCode, reason);
@@ -188,6 +196,14 @@ export class AgentConnection {
     } catch {
       json = null;
     }
+    // A hello of a version this server does not speak may hold fields it does not know: the version decides first.
+    if (
+      this.state === 'handshake' &&
+      isHello(json) &&
+      !SUPPORTED_PROTOCOL_VERSIONS.includes(json.protocolVersion)
+    ) {
+      return this.refuseVersion(json.protocolVersion);
+    }
     const parsed = agentMessage.safeParse(json);
     if (!parsed.success) {
       const problem = parsed.error.issues[0];
@@ -237,14 +253,6 @@ export class AgentConnection {
       this.send({ type: 'error', code: 'BAD_MESSAGE', message: 'hello was already received', fatal: false });
       return;
     }
-    if (!SUPPORTED_PROTOCOL_VERSIONS.includes(hello.protocolVersion)) {
-      const supported = SUPPORTED_PROTOCOL_VERSIONS.join(', ');
-      return this.refuse(
-        'UNSUPPORTED_PROTOCOL',
-        `protocol version ${hello.protocolVersion} is not supported; this control plane speaks ${supported}`,
-        CLOSE_CODES.unsupportedProtocol,
-      );
-    }
     const { db, clock, settings } = this.deps;
     if (!(await keyIsActive(db, this.auth.keyId))) return this.revoked();
     this.agentId = hello.agentId;
@@ -259,7 +267,7 @@ export class AgentConnection {
     this.state = 'ready';
     this.send({
       type: 'welcome',
-      protocolVersion: PROTOCOL_VERSION,
+      protocolVersion: hello.protocolVersion,
       location: this.auth.location,
       heartbeatIntervalMs: settings.heartbeatIntervalMs,
       leaseTtlMs: settings.leaseTtlMs,
@@ -302,4 +310,9 @@ export class AgentConnection {
       );
     }
   }
+}
+
+function isHello(json: unknown): json is { type: 'hello'; protocolVersion: number } {
+  const message = json as { type?: unknown; protocolVersion?: unknown } | null;
+  return message?.type === 'hello' && typeof message.protocolVersion === 'number';
 }

@@ -4,9 +4,8 @@ import { problemsOf } from '../../checks/index.js';
 import { subscriptionsForNew } from '../alerts/subscriptions.js';
 import { referenceProblems } from '../checks/references.js';
 import { checkIdsInGroup } from '../checks/repository.js';
-import { conflict, notFound } from '../common/errors.js';
+import { conflict, notFound, validationError } from '../common/errors.js';
 import { maskVariables, mergeUpdate, restoreMaskedValues } from '../common/merge.js';
-import { validationError } from '../http/validation.js';
 import type { Db } from '../store/db.js';
 import { deleteTrigger } from '../triggers/store.js';
 import {

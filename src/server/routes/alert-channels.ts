@@ -18,10 +18,9 @@ import {
 } from '../alerts/service.js';
 import { ALERT_TYPES } from '../alerts/state-machine.js';
 import { setSubscription, subscriptionsByChannel } from '../alerts/subscriptions.js';
-import { notFound } from '../common/errors.js';
+import { notFound, validationError } from '../common/errors.js';
 import type { ServerContext } from '../context.js';
 import { defineRoute } from '../http/route.js';
-import { validationError } from '../http/validation.js';
 import { integerIdParams } from './params.js';
 
 const TAG = 'Alert channels';

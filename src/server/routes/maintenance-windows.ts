@@ -1,11 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { problemsOf } from '../../checks/index.js';
-import { notFound } from '../common/errors.js';
+import { notFound, validationError } from '../common/errors.js';
 import { mergeUpdate } from '../common/merge.js';
 import type { ServerContext } from '../context.js';
 import { defineRoute } from '../http/route.js';
-import { validationError } from '../http/validation.js';
 import { maintenanceStore } from '../maintenance/active.js';
 import { maintenanceOf, maintenancesFrom } from '../maintenance/occurrences.js';
 import {

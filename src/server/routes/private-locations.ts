@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { notFound } from '../common/errors.js';
+import { notFound, validationError } from '../common/errors.js';
 import type { ServerContext } from '../context.js';
 import { listAgentErrors } from '../gateway/agent-errors.js';
 import { agentsSummary } from '../gateway/presence.js';
@@ -17,7 +17,6 @@ import {
   revokeKey,
 } from '../gateway/private-locations.js';
 import { defineRoute } from '../http/route.js';
-import { validationError } from '../http/validation.js';
 import { RunEffects } from '../queue/events.js';
 import { requeueRunsOfKey } from '../queue/lease.js';
 import { METRICS_RETENTION_MS } from '../scheduler/metrics.js';

@@ -1,10 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { LOCATIONS } from '../../checks/index.js';
-import { conflict, notFound } from '../common/errors.js';
+import { conflict, notFound, validationError } from '../common/errors.js';
 import type { ServerContext } from '../context.js';
 import { defineRoute } from '../http/route.js';
-import { validationError } from '../http/validation.js';
 import { cancelTestSession } from '../sessions/cancel.js';
 import { readTestSession } from '../sessions/read.js';
 import { completionQuery, testSessionSchema } from '../sessions/schemas.js';

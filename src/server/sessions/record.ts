@@ -6,8 +6,7 @@ import {
   shouldRetry,
 } from '../../checks/index.js';
 import type { ResultUpload } from '../../protocol/index.js';
-import { conflict, notFound } from '../common/errors.js';
-import { validationError } from '../http/validation.js';
+import { conflict, notFound, validationError } from '../common/errors.js';
 import { enqueueRuns } from '../queue/enqueue.js';
 import { RunEffects } from '../queue/events.js';
 import type { RunRow } from '../queue/run.js';
@@ -74,11 +73,18 @@ export async function recordUploadedResult(
     if (await hasResult(tx, run.id)) return { recorded: false, duplicate: true };
     const holder = leaseHolderProblem(run, upload.agentId);
     if (holder) throw conflict(holder, { runId: run.id });
-    await recordFirstCopy(tx, session, run, parsed.data, upload.networkError, now, effects, onFinished);
+    await recordFirstCopy(tx, session, run, parsed.data, failureOf(upload), now, effects, onFinished);
     return { recorded: true, duplicate: false };
   });
   return { ack, effects };
 }
+
+/** What the retry strategy weighs of a failed run. */
+type Failure = Pick<ResultUpload, 'networkError' | 'permanentError'>;
+const failureOf = ({ networkError, permanentError }: ResultUpload): Failure => ({
+  networkError,
+  permanentError,
+});
 
 /**
  * Why an agent may not report this run: it is leased to another agent, or was never handed to any. A run whose
@@ -95,7 +101,7 @@ async function recordFirstCopy(
   session: SessionRow,
   run: RunRow,
   uploaded: UploadedRecord,
-  networkError: boolean,
+  failure: Failure,
   now: Date,
   effects: RunEffects,
   onFinished: OnSessionFinished,
@@ -112,7 +118,7 @@ async function recordFirstCopy(
     isFailure(status) &&
     session.status === 'RUNNING' &&
     run.cancel_requested_at === null &&
-    shouldRetry(policy, run.attempt - 1, now.getTime() - chainStartedAt.getTime(), { networkError });
+    shouldRetry(policy, run.attempt - 1, now.getTime() - chainStartedAt.getTime(), failure);
 
   await saveResult(tx, { session, run, uploaded, status, resultType: retry ? 'ATTEMPT' : 'FINAL', now });
   await finishRun(tx, run.id, 'done', now, null);

@@ -67,7 +67,17 @@ export class TestAgent {
     return agent;
   }
 
-  hello(options: { protocolVersion?: number; unavailable?: CheckType[]; running?: string[] } = {}): void {
+  /** Says hello; `engines` (from version 2 on) defaults to every engine there is, and is left out of a version 1 hello. */
+  hello(
+    options: {
+      protocolVersion?: number;
+      unavailable?: CheckType[];
+      running?: string[];
+      engines?: string[];
+    } = {},
+  ): void {
+    const protocolVersion = options.protocolVersion ?? PROTOCOL_VERSION;
+    const engines = options.engines ?? ['node22', 'node24', 'node26', 'bun1.3'];
     const capabilities = Object.fromEntries(
       CHECK_TYPES.map((kind) => {
         const missing = options.unavailable?.includes(kind) ?? false;
@@ -76,13 +86,14 @@ export class TestAgent {
     );
     this.send({
       type: 'hello',
-      protocolVersion: options.protocolVersion ?? PROTOCOL_VERSION,
+      protocolVersion,
       agentId: this.agentId,
       agentVersion: '1.2.3',
       hostname: 'test-host',
       platform: 'linux',
       nodeVersion: process.version,
       runtimes: ['2026.04'],
+      ...(protocolVersion >= 2 || options.engines ? { engines } : {}),
       capabilities,
       slots: { light: 4, browser: 1 },
       running: options.running ?? [],

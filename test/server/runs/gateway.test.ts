@@ -79,6 +79,31 @@ describe.each(STORES)('the agent gateway (%s)', (store) => {
     expect(await agent.closed()).toBe(CLOSE_CODES.unsupportedProtocol);
   });
 
+  it('speaks each protocol version with its own fields: engines only from version 2 on', async () => {
+    const { location } = await setup();
+    const hello = async (options: Parameters<TestAgent['hello']>[0]) => {
+      const agent = await TestAgent.open(server.url, location.key, server.accountId);
+      agents.push(agent);
+      agent.hello(options);
+      return agent;
+    };
+    const v1 = await hello({ protocolVersion: 1 });
+    expect(await v1.next('welcome')).toMatchObject({ protocolVersion: 1 });
+    const v2 = await hello({ protocolVersion: 2 });
+    expect(await v2.next('welcome')).toMatchObject({ protocolVersion: 2 });
+    const v1WithEngines = await hello({ protocolVersion: 1, engines: ['node22'] });
+    expect(await v1WithEngines.next('error')).toMatchObject({
+      code: 'BAD_MESSAGE',
+      message: expect.stringContaining('engines: is not in protocol version 1'),
+    });
+    // A newer agent's hello may hold fields this server does not know: the version is refused, not the message.
+    const future = await TestAgent.open(server.url, location.key, server.accountId);
+    agents.push(future);
+    future.send({ type: 'hello', protocolVersion: 3, somethingNew: true });
+    expect(await future.next('error')).toMatchObject({ code: 'UNSUPPORTED_PROTOCOL' });
+    expect(await future.closed()).toBe(CLOSE_CODES.unsupportedProtocol);
+  });
+
   it('welcomes an agent and shows it on its private location', async () => {
     const { location } = await setup();
     const agent = await TestAgent.open(server.url, location.key, server.accountId, 'presence-agent');
@@ -86,7 +111,7 @@ describe.each(STORES)('the agent gateway (%s)', (store) => {
     agent.hello();
     expect(await agent.next('welcome')).toEqual({
       type: 'welcome',
-      protocolVersion: 1,
+      protocolVersion: 2,
       location: location.slugName,
       heartbeatIntervalMs: 500,
       leaseTtlMs: PROTOCOL_LIMITS.leaseTtlMs,
