@@ -1,7 +1,8 @@
 import { type ApiCheckResult, type HttpCheck, type Masker, responseTimeFlags } from '../../checks/index.js';
+import type { StopReason } from '../deadline.js';
 import type { Attempt } from '../types.js';
 import { judge, type Verdict } from './assertions.js';
-import { describeError, OverMaxResponseTimeError } from './errors.js';
+import { describeError } from './errors.js';
 import type { Exchange } from './exchange.js';
 import type { JobLog } from './job-log.js';
 import { InvalidRequestError } from './request-plan.js';
@@ -12,8 +13,10 @@ export interface AttemptInput {
   check: HttpCheck;
   request: ApiCheckResult['request'];
   exchange: Exchange;
-  /** Why the run's signal aborted the request, if it did. */
-  abortReason: Error | null;
+  /** Why the deadline stopped the request, if it did. */
+  stopped: StopReason | null;
+  /** The run's own signal, whose reason says why a stopped run was stopped. */
+  runSignal: AbortSignal;
   log: JobLog;
   startedAt: Date;
   /** Why a setup or teardown script failed, if one did. */
@@ -34,6 +37,14 @@ function assess(check: HttpCheck, facts: Parameters<typeof judge>[1]): Verdict &
   }
 }
 
+function stopMessage(stopped: StopReason, check: HttpCheck, runSignal: AbortSignal): string {
+  if (stopped === 'overMaxResponseTime') {
+    return `the response time exceeded ${check.maxResponseTime} ms (maxResponseTime)`;
+  }
+  const reason: unknown = runSignal.reason;
+  return `the run was stopped: ${reason instanceof Error ? reason.message : String(reason ?? 'aborted')}`;
+}
+
 /** Whether an assertion of the check reads the body as text (TEXT_BODY, JSON_BODY). */
 function readsBodyText(check: HttpCheck): boolean {
   return (
@@ -44,16 +55,17 @@ function readsBodyText(check: HttpCheck): boolean {
 
 /** The attempt a run's exchange amounts to: flags, error line and the apiCheckResult detail. */
 export function attemptOf(input: AttemptInput): Attempt {
-  const { check, request, exchange, abortReason, log, startedAt, scriptError = null } = input;
+  const { check, request, exchange, stopped, log, startedAt, scriptError = null } = input;
   const times = runTimings(exchange.hops);
   const responseTime = times.timingPhases.total;
   const flags = responseTimeFlags(responseTime, check);
-  const abortedOverMax = exchange.error !== null && abortReason instanceof OverMaxResponseTimeError;
+  const abortedOverMax = exchange.error !== null && stopped === 'overMaxResponseTime';
   const overMaxResponseTime = abortedOverMax || flags.overMaxResponseTime;
 
   let requestError: string | null = null;
-  if (exchange.error !== null) requestError = describeError(abortReason ?? exchange.error);
-  else if (scriptError !== null) requestError = scriptError;
+  if (exchange.error !== null) {
+    requestError = stopped ? stopMessage(stopped, check, input.runSignal) : describeError(exchange.error);
+  } else if (scriptError !== null) requestError = scriptError;
   else if (overMaxResponseTime) requestError = `the response time exceeded ${check.maxResponseTime} ms`;
 
   const received = exchange.response;

@@ -18,19 +18,3 @@ export function describeError(error: unknown): string {
   const text = message === '' ? error.name : message;
   return typeof code === 'string' && !text.includes(code) ? `${code}: ${text}${cause}` : `${text}${cause}`;
 }
-
-/** The reason a run's request is aborted when it reaches maxResponseTime. */
-export class OverMaxResponseTimeError extends Error {
-  constructor(readonly maxResponseTime: number) {
-    super(`the response time exceeded ${maxResponseTime} ms (maxResponseTime)`);
-    this.name = 'OverMaxResponseTimeError';
-  }
-}
-
-/** The reason a run's request is aborted when the run is cancelled or reaches its deadline. */
-export class RunAbortedError extends Error {
-  constructor(reason: unknown) {
-    super(`the run was stopped: ${reason instanceof Error ? reason.message : String(reason ?? 'aborted')}`);
-    this.name = 'RunAbortedError';
-  }
-}

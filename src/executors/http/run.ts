@@ -1,6 +1,6 @@
 import { type ApiCheckResult, type HttpCheck, VariableSet } from '../../checks/index.js';
+import { type StopReason, startDeadline } from '../deadline.js';
 import type { Attempt, ExecutionContext } from '../types.js';
-import { runAbort } from './abort.js';
 import { attemptOf } from './attempt.js';
 import { type Exchange, exchange } from './exchange.js';
 import { JobLog } from './job-log.js';
@@ -19,16 +19,16 @@ function writtenRequest(check: HttpCheck): ApiCheckResult['request'] {
 const NOTHING_SENT: Exchange = { hops: [], response: null, error: null };
 
 async function send(plan: RequestPlan, check: HttpCheck, context: ExecutionContext, log: JobLog) {
-  const abort = runAbort(context.signal, check.maxResponseTime);
+  const deadline = startDeadline(context.signal, check.maxResponseTime);
   try {
     const result = await exchange(plan, {
-      signal: abort.signal,
+      signal: deadline.signal,
       clientCertificates: context.clientCertificates,
       log,
     });
-    return { result, abortReason: abort.reason() };
+    return { result, stopped: deadline.reason() };
   } finally {
-    abort.dispose();
+    deadline.dispose();
   }
 }
 
@@ -41,12 +41,13 @@ export async function runHttpCheck(check: HttpCheck, context: ExecutionContext):
   const startedAt = new Date();
   const log = new JobLog();
   let request = writtenRequest(check);
-  const finish = (result: Exchange, abortReason: Error | null, scriptError: string | null = null) =>
+  const finish = (result: Exchange, stopped: StopReason | null, scriptError: string | null = null) =>
     attemptOf({
       check,
       request,
       exchange: result,
-      abortReason,
+      stopped,
+      runSignal: context.signal,
       log,
       startedAt,
       scriptError,
@@ -72,10 +73,10 @@ export async function runHttpCheck(check: HttpCheck, context: ExecutionContext):
     }
     const plan = planRequest(planned, variables);
     request = plan.record;
-    const { result, abortReason } = await send(plan, check, context, log);
-    if (!api || !teardown || !scriptRequest || context.signal.aborted) return finish(result, abortReason);
+    const { result, stopped } = await send(plan, check, context, log);
+    if (!api || !teardown || !scriptRequest || context.signal.aborted) return finish(result, stopped);
     const after = await runTeardownScript(teardown, scriptRequest, result, { check: api, context, log });
-    return finish(after.exchange, abortReason, after.error);
+    return finish(after.exchange, stopped, after.error);
   } catch (error) {
     return finish({ hops: [], response: null, error }, null);
   }
