@@ -33,3 +33,13 @@ export function startDeadline(runSignal: AbortSignal, maxResponseTime: number | 
     },
   };
 }
+
+/** The one wording of a response time over maxResponseTime, whether the deadline stopped it or it came late. */
+export function overMaxResponseTimeMessage(responseTime: number, maxResponseTime: number | null): string {
+  return `response time ${responseTime} ms exceeded maxResponseTime of ${maxResponseTime} ms`;
+}
+
+/** The same limit, for a step the deadline stopped before anything answered it. */
+export function noAnswerWithin(maxResponseTime: number | null): string {
+  return `no answer within maxResponseTime of ${maxResponseTime} ms`;
+}

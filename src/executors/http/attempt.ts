@@ -1,5 +1,5 @@
 import { type ApiCheckResult, type HttpCheck, type Masker, responseTimeFlags } from '../../checks/index.js';
-import type { StopReason } from '../deadline.js';
+import { overMaxResponseTimeMessage, type StopReason } from '../deadline.js';
 import type { Attempt } from '../types.js';
 import { judge, type Verdict } from './assertions.js';
 import { describeError } from './errors.js';
@@ -37,9 +37,14 @@ function assess(check: HttpCheck, facts: Parameters<typeof judge>[1]): Verdict &
   }
 }
 
-function stopMessage(stopped: StopReason, check: HttpCheck, runSignal: AbortSignal): string {
+function stopMessage(
+  stopped: StopReason,
+  responseTime: number,
+  check: HttpCheck,
+  runSignal: AbortSignal,
+): string {
   if (stopped === 'overMaxResponseTime') {
-    return `the response time exceeded ${check.maxResponseTime} ms (maxResponseTime)`;
+    return overMaxResponseTimeMessage(responseTime, check.maxResponseTime);
   }
   const reason: unknown = runSignal.reason;
   return `the run was stopped: ${reason instanceof Error ? reason.message : String(reason ?? 'aborted')}`;
@@ -64,9 +69,14 @@ export function attemptOf(input: AttemptInput): Attempt {
 
   let requestError: string | null = null;
   if (exchange.error !== null) {
-    requestError = stopped ? stopMessage(stopped, check, input.runSignal) : describeError(exchange.error);
-  } else if (scriptError !== null) requestError = scriptError;
-  else if (overMaxResponseTime) requestError = `the response time exceeded ${check.maxResponseTime} ms`;
+    requestError = stopped
+      ? stopMessage(stopped, responseTime, check, input.runSignal)
+      : describeError(exchange.error);
+  } else if (scriptError !== null) {
+    requestError = scriptError;
+  } else if (overMaxResponseTime) {
+    requestError = overMaxResponseTimeMessage(responseTime, check.maxResponseTime);
+  }
 
   const received = exchange.response;
   let verdict: Verdict = { assertions: [], failure: null };
