@@ -12,6 +12,7 @@ import {
   shortSecretWarning,
   VariableSet,
 } from '../checks/index.js';
+import { failedAttempt } from '../executors/failed-attempt.js';
 import type { ExecutorRegistry } from '../executors/registry.js';
 import { type AttemptEnd, runAttempt } from '../executors/run/attempt.js';
 import { statusOfAttempt, toCheckResult } from '../executors/run/session.js';
@@ -20,7 +21,6 @@ import {
   discardArtifacts,
   withAssetUrls,
 } from '../executors/script/settle-artifacts.js';
-import { failedBeforeStart } from '../executors/unsupported.js';
 import type { Logger } from '../observability/logger.js';
 import type { AgentMetrics } from '../observability/metrics.js';
 import type { SecretValues } from '../observability/secret-values.js';
@@ -322,7 +322,7 @@ export class Runner {
 }
 
 function endedEarly(reason: string, flags: { cancelled?: boolean } = {}): AttemptEnd {
-  return { attempt: failedBeforeStart(reason), timedOut: false, cancelled: flags.cancelled ?? false };
+  return { attempt: failedAttempt(reason), timedOut: false, cancelled: flags.cancelled ?? false };
 }
 
 /**

@@ -1,6 +1,6 @@
 import type dnsPacket from 'dns-packet';
 import type { DnsCheck } from '../../checks/index.js';
-import type { Deadline } from './deadline.js';
+import { type Deadline, noAnswerWithin } from '../deadline.js';
 import { type Endpoint, formatEndpoint, needsLookup, resolveNameServer } from './name-server.js';
 import { buildQuery, queryName } from './query.js';
 import { askOverTcp } from './tcp.js';
@@ -83,9 +83,8 @@ function describe(error: unknown, run: Run, doing: string, ignored: readonly str
   const skipped = ignored.length
     ? `; ignored ${ignored.length} ${ignored.length === 1 ? 'reply' : 'replies'} (${ignored[0]})`
     : '';
-  if (stop === 'timeout')
-    return `no answer within maxResponseTime ${run.limitMs} ms while ${doing}${skipped}`;
-  if (stop === 'stopped')
+  if (stop === 'overMaxResponseTime') return `${noAnswerWithin(run.limitMs)} while ${doing}${skipped}`;
+  if (stop === 'runStopped')
     return `the run was stopped while ${doing} (${reasonText(run.runSignal.reason)})${skipped}`;
   return error instanceof Error ? error.message : String(error);
 }

@@ -1,5 +1,5 @@
+import { startDeadline } from '../deadline.js';
 import type { Executor } from '../types.js';
-import { startDeadline } from './deadline.js';
 import { exchange } from './exchange.js';
 import { dnsAttempt } from './result.js';
 
@@ -32,7 +32,7 @@ export const executeDns: Executor<'DNS'> = async (check, context) => {
       startedAt,
       stoppedAt: new Date(),
       total,
-      timedOut: deadline.reason() === 'timeout',
+      timedOut: deadline.reason() === 'overMaxResponseTime',
     });
   } finally {
     deadline.dispose();

@@ -1,6 +1,7 @@
 import type dnsPacket from 'dns-packet';
 import { type AssertionOutcome, evaluateAssertions } from '../../assertions/index.js';
 import { type AssertionResult, type DnsCheck, responseTimeFlags } from '../../checks/index.js';
+import { overMaxResponseTimeMessage } from '../deadline.js';
 import type { Attempt } from '../types.js';
 import { jsonAnswer, rcodeOf, textAnswer } from './answer.js';
 import type { ExchangeOutcome } from './exchange.js';
@@ -28,9 +29,7 @@ export function dnsAttempt(check: DnsCheck, outcome: ExchangeOutcome, timing: Ti
   const error =
     outcome.error ??
     judged.failure ??
-    (overMaxResponseTime
-      ? `response time ${responseTime} ms exceeded maxResponseTime ${check.maxResponseTime} ms`
-      : null);
+    (overMaxResponseTime ? overMaxResponseTimeMessage(responseTime, check.maxResponseTime) : null);
   const phases = Object.fromEntries(
     Object.entries(outcome.phases).map(([phase, ms]) => [phase, Math.round(ms * 100) / 100]),
   );

@@ -2,15 +2,17 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { STATUS_CODES } from 'node:http';
 import { Client } from 'undici';
 import type { ClientCertificate } from '../types.js';
-import { clientCertificateFor } from './client-certificates.js';
-import { timedConnector } from './connector.js';
-import { flatHeaders } from './headers.js';
+import { type BodyRead, discard, readBody } from './body.js';
+import { clientCertificateFor, SOCKET_TIMEOUT_MS, timedConnector } from './connection.js';
 import type { JobLog } from './job-log.js';
-import { MAX_BODY_BYTES, SOCKET_TIMEOUT_MS } from './limits.js';
-import { type BodyRead, discard, readBody } from './read-body.js';
-import { isRedirect, RedirectTrail } from './redirects.js';
-import type { HopRequest, RequestPlan } from './request-plan.js';
+import { type HopRequest, type RequestPlan, withoutHeaders } from './request.js';
 import { HopTiming } from './timings.js';
+
+/** Decoded body bytes an API check keeps; the rest is not read. */
+const MAX_BODY_BYTES = 26_214_400;
+
+/** Redirects followed at most; one more fails the run. */
+const MAX_REDIRECTS = 10;
 
 export interface ReceivedResponse {
   status: number;
@@ -91,7 +93,8 @@ export async function exchange(plan: RequestPlan, options: ExchangeOptions): Pro
     const res = await dispatcher.request({
       path: `${request.url.pathname}${request.url.search}`,
       method: request.method as 'GET',
-      headers: flatHeaders(request.headers),
+      // A flat name/value list is sent as given: names as written, duplicates kept.
+      headers: request.headers.flat(),
       body: request.body,
       signal,
     });
@@ -134,4 +137,76 @@ export async function exchange(plan: RequestPlan, options: ExchangeOptions): Pro
   } finally {
     await client?.client.destroy().catch(() => {});
   }
+}
+
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+
+/** Headers that describe a body, dropped when a redirect turns the request into a GET. */
+const BODY_HEADERS = [
+  'content-type',
+  'content-length',
+  'content-encoding',
+  'content-language',
+  'content-location',
+];
+
+/** Headers that must not follow a redirect to another origin (as browsers do), nor name the old host. */
+const ORIGIN_BOUND_HEADERS = ['authorization', 'proxy-authorization', 'cookie', 'host'];
+
+function isRedirect(status: number): boolean {
+  return REDIRECT_STATUSES.has(status);
+}
+
+/** A redirect that cannot be followed; the run fails with its message. */
+class RedirectError extends Error {}
+
+/** Remembers where a run has been, to stop loops and overly long chains. */
+class RedirectTrail {
+  private readonly seen = new Set<string>();
+  private followed = 0;
+
+  constructor(first: HopRequest) {
+    this.seen.add(keyOf(first));
+  }
+
+  /** The request a redirect leads to; throws RedirectError for a loop or an 11th hop. */
+  follow(from: HopRequest, status: number, location: string): HopRequest {
+    const next = redirectedRequest(from, status, location);
+    if (this.followed === MAX_REDIRECTS) {
+      throw new RedirectError(`too many redirects: more than ${MAX_REDIRECTS} (next: ${next.url.href})`);
+    }
+    const key = keyOf(next);
+    if (this.seen.has(key)) throw new RedirectError(`redirect loop: ${key} was already requested`);
+    this.seen.add(key);
+    this.followed += 1;
+    return next;
+  }
+}
+
+function keyOf(request: HopRequest): string {
+  return `${request.method} ${request.url.href}`;
+}
+
+/** 303, and 301/302 after a POST, become a GET without body, as browsers do; 307/308 keep both. */
+function redirectedRequest(from: HopRequest, status: number, location: string): HopRequest {
+  let url: URL;
+  try {
+    url = new URL(location, from.url);
+  } catch {
+    throw new RedirectError(`invalid redirect location: ${location}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new RedirectError(`redirect to an unsupported scheme: ${url.href}`);
+  }
+  const becomesGet =
+    (status === 303 && from.method !== 'HEAD') ||
+    ((status === 301 || status === 302) && from.method === 'POST');
+  let headers = becomesGet ? withoutHeaders(from.headers, BODY_HEADERS) : from.headers;
+  if (url.origin !== from.url.origin) headers = withoutHeaders(headers, ORIGIN_BOUND_HEADERS);
+  return {
+    method: becomesGet ? 'GET' : from.method,
+    url,
+    headers,
+    body: becomesGet ? null : from.body,
+  };
 }

@@ -1,5 +1,6 @@
 import { evaluateAssertions } from '../../assertions/index.js';
 import type { Assertion, AssertionResult, CheckOf, IcmpJsonResponse } from '../../checks/index.js';
+import { failedAttempt } from '../failed-attempt.js';
 import type { Attempt, ExecutionContext, Executor } from '../types.js';
 import { rawSocketFailure } from './capability.js';
 import { judgeIcmp } from './outcome.js';
@@ -130,18 +131,12 @@ function stoppedBySignal(signal: AbortSignal, echoes: readonly EchoResult[]): St
 }
 
 function errored(stopped: Stopped, response: IcmpJsonResponse, startedAt: Date): Attempt {
-  return {
-    hasErrors: true,
-    hasFailures: false,
-    isDegraded: false,
-    overMaxResponseTime: false,
-    responseTime: response.latency.avg ?? 0,
+  return failedAttempt(stopped.requestError, {
     startedAt,
-    stoppedAt: new Date(),
+    responseTime: response.latency.avg ?? 0,
     networkError: stopped.networkError,
-    error: stopped.requestError,
     detail: { icmpCheckResult: { assertions: [], response, requestError: stopped.requestError } },
-  };
+  });
 }
 
 function messageOf(error: unknown): string {

@@ -1,5 +1,6 @@
 import type { AssertionOutcome } from '../../assertions/index.js';
 import { type IcmpJsonResponse, responseTimeFlags } from '../../checks/index.js';
+import { overMaxResponseTimeMessage } from '../deadline.js';
 
 export interface IcmpThresholds {
   degradedResponseTime: number | null;
@@ -40,8 +41,8 @@ export function judgeIcmp(
   if (lossFails) {
     error = `${packetLoss}% packet loss to ${response.resolvedIp} (${packetsReceived} of ${packetsSent} echo requests answered)`;
     if (maxLoss !== null && packetsReceived > 0) error += `, at or above the maximum of ${maxLoss}%`;
-  } else if (byLatency.overMaxResponseTime) {
-    error = `average latency ${latency.avg} ms is above the maximum response time of ${thresholds.maxResponseTime} ms`;
+  } else if (byLatency.overMaxResponseTime && latency.avg !== null) {
+    error = overMaxResponseTimeMessage(latency.avg, thresholds.maxResponseTime);
   } else if (failedAssertion) {
     error = failedAssertion.error;
   }

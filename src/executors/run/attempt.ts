@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { type Check, EXECUTION_LIMIT_MS, maskDeep } from '../../checks/index.js';
+import { failedAttempt } from '../failed-attempt.js';
 import type { ExecutorRegistry } from '../registry.js';
 import type { Attempt, ExecutionContext } from '../types.js';
-import { failedBeforeStart } from '../unsupported.js';
 
 /** How an attempt ended besides what the executor found. */
 export interface AttemptEnd {
@@ -73,10 +73,10 @@ export async function runAttempt(check: Check, options: AttemptOptions): Promise
     attempt = await Promise.race([execute(check, context), abandoned]);
   } catch (error) {
     // An executor must not throw; if one does, the run fails with its message rather than the batch.
-    attempt = failedBeforeStart(
-      `internal error in the ${check.checkType} executor: ${messageOf(error)}`,
+    attempt = failedAttempt(`internal error in the ${check.checkType} executor: ${messageOf(error)}`, {
       startedAt,
-    );
+      stoppedAt: startedAt,
+    });
   } finally {
     clearTimeout(deadline);
     stopWaiting?.();
@@ -86,7 +86,7 @@ export async function runAttempt(check: Check, options: AttemptOptions): Promise
   const reason = controller.signal.reason;
   const timedOut = reason instanceof RunTimeoutError;
   const cancelled = reason instanceof RunCancelledError;
-  if (!attempt) attempt = failedBeforeStart(messageOf(reason), startedAt);
+  if (!attempt) attempt = failedAttempt(messageOf(reason), { startedAt, stoppedAt: startedAt });
   if (timedOut || cancelled) {
     attempt = { ...attempt, hasErrors: true, error: messageOf(reason), stoppedAt: new Date() };
   }

@@ -1,5 +1,6 @@
 import type { ScriptCheckResult } from '../../checks/index.js';
 import type { RunLog, SandboxExit } from '../../runtimes/index.js';
+import { failedAttempt } from '../failed-attempt.js';
 import type { Attempt, LocalArtifact } from '../types.js';
 import { assetsOf } from './artifacts.js';
 import type { ReportSummary } from './report.js';
@@ -28,18 +29,7 @@ export interface ScriptRun {
 /** An attempt that ended before its script ran, with the reason as its error. */
 export function scriptNotRun(kind: ScriptKind, reason: string, startedAt = new Date()): Attempt {
   const detail: ScriptCheckResult = { errors: [reason], logs: [], assets: [], tests: [] };
-  return {
-    hasErrors: true,
-    hasFailures: false,
-    isDegraded: false,
-    overMaxResponseTime: false,
-    responseTime: 0,
-    startedAt,
-    stoppedAt: new Date(),
-    networkError: false,
-    error: reason,
-    detail: { [DETAIL_KEY[kind]]: detail } as Attempt['detail'],
-  };
+  return failedAttempt(reason, { startedAt, detail: { [DETAIL_KEY[kind]]: detail } as Attempt['detail'] });
 }
 
 /** Why there is no report. */

@@ -5,6 +5,7 @@ import {
   responseTimeFlags,
   type TcpCheckResult,
 } from '../../checks/index.js';
+import { overMaxResponseTimeMessage } from '../deadline.js';
 import type { Attempt } from '../types.js';
 import type { ExchangeOutcome } from './exchange.js';
 
@@ -40,7 +41,7 @@ export function attemptOf(
     error:
       requestError ??
       (overMaxResponseTime
-        ? `Response time ${responseTime} ms exceeded maxResponseTime of ${check.maxResponseTime} ms`
+        ? overMaxResponseTimeMessage(responseTime, check.maxResponseTime)
         : (failedAssertion?.error ?? null)),
     detail: { tcpCheckResult },
   };

@@ -1,11 +1,11 @@
 import { isIP, type Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { TcpTimingPhases } from '../../checks/index.js';
+import { startDeadline } from '../deadline.js';
 import { aborted, type Failure, failureOf, timedOut } from './failure.js';
 import { Reply } from './reply.js';
 import { literalAddress, lookupAddress } from './resolve.js';
 import { exchangeData, type Interruption, openConnection, type Peer, peerName } from './socket.js';
-import { Stopper } from './stopper.js';
 
 export interface ExchangeRequest {
   hostname: string;
@@ -33,7 +33,7 @@ export interface ExchangeOutcome {
 
 /** Resolves, connects, sends and reads, timing each phase; never rejects, always closes its socket. */
 export async function exchange(request: ExchangeRequest, cancel: AbortSignal): Promise<ExchangeOutcome> {
-  const stopper = new Stopper(request.maxResponseTime, cancel);
+  const deadline = startDeadline(cancel, request.maxResponseTime);
   const reply = new Reply();
   const start = performance.now();
   let resolvedAt: number | null = null;
@@ -43,7 +43,7 @@ export async function exchange(request: ExchangeRequest, cancel: AbortSignal): P
 
   const outcome = (end: number, interruption: Interruption | null, step: string): ExchangeOutcome => {
     const deadlineHit =
-      interruption !== null && 'stopped' in interruption && interruption.stopped === 'deadline';
+      interruption !== null && 'stopped' in interruption && interruption.stopped === 'overMaxResponseTime';
     return {
       address: peer?.address ?? null,
       connected: connectedAt !== null,
@@ -61,28 +61,29 @@ export async function exchange(request: ExchangeRequest, cancel: AbortSignal): P
     if (address !== null) resolvedAt = start;
     else {
       try {
-        address = await lookupAddress(request.hostname, request.family, stopper.signal);
+        address = await lookupAddress(request.hostname, request.family, deadline.signal);
         resolvedAt = performance.now();
       } catch (error) {
-        const interruption = stopper.reason
-          ? { stopped: stopper.reason }
+        const stopped = deadline.reason();
+        const interruption: Interruption = stopped
+          ? { stopped }
           : { failure: failureOf(error, request.hostname) };
         return outcome(performance.now(), interruption, 'getaddrinfo');
       }
     }
     peer = { address, port: request.port, family: isIP(address) === 6 ? 6 : 4 };
-    const opened = await openConnection(peer, stopper.signal);
+    const opened = await openConnection(peer, deadline.signal);
     if (!('socket' in opened)) return outcome(performance.now(), opened, 'connect');
     socket = opened.socket;
     connectedAt = opened.at;
     if (request.payload === '' && !request.readReply) return outcome(connectedAt, null, 'read');
-    const end = await exchangeData(socket, peer, request.payload, reply, request.isComplete, stopper.signal);
+    const end = await exchangeData(socket, peer, request.payload, reply, request.isComplete, deadline.signal);
     return outcome(end.at, end.interruption, 'read');
   } catch (error) {
     return outcome(performance.now(), { failure: failureOf(error, request.hostname) }, 'exchange');
   } finally {
     socket?.destroy();
-    stopper.dispose();
+    deadline.dispose();
   }
 }
 
@@ -94,7 +95,7 @@ function failureOfInterruption(
   cancel: AbortSignal,
 ): Failure {
   if ('failure' in interruption) return interruption.failure;
-  if (interruption.stopped === 'cancelled') return aborted(cancel.reason);
+  if (interruption.stopped === 'runStopped') return aborted(cancel.reason);
   return timedOut(step, target, request.maxResponseTime ?? 0);
 }
 

@@ -1,3 +1,5 @@
+import { noAnswerWithin } from '../deadline.js';
+
 /** Why a connection or exchange failed: a system error code and one line that names it. */
 export interface Failure {
   code: string;
@@ -24,6 +26,6 @@ export function failureOf(error: unknown, peer: string): Failure {
 export function timedOut(step: string, peer: string, maxResponseTime: number): Failure {
   return {
     code: 'ETIMEDOUT',
-    message: `${step} ETIMEDOUT ${peer}: no answer within maxResponseTime of ${maxResponseTime} ms`,
+    message: `${step} ETIMEDOUT ${peer}: ${noAnswerWithin(maxResponseTime)}`,
   };
 }

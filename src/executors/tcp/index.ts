@@ -1,3 +1,4 @@
+import { failedAttempt } from '../failed-attempt.js';
 import type { Executor } from '../types.js';
 import { attemptOf } from './attempt.js';
 import { completionTest } from './completion.js';
@@ -30,17 +31,9 @@ export const executeTcp: Executor<'TCP'> = async (check, context) => {
     return attemptOf(check, outcome, startedAt, new Date());
   } catch (error) {
     const message = `TCP check failed unexpectedly: ${error instanceof Error ? error.message : String(error)}`;
-    return {
-      hasErrors: true,
-      hasFailures: false,
-      isDegraded: false,
-      overMaxResponseTime: false,
-      responseTime: 0,
+    return failedAttempt(message, {
       startedAt,
-      stoppedAt: new Date(),
-      networkError: false,
-      error: message,
       detail: { tcpCheckResult: { assertions: [], response: null, requestError: message } },
-    };
+    });
   }
 };

@@ -1,9 +1,9 @@
 import { connect as netConnect, type Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
+import type { StopReason } from '../deadline.js';
 import { type Failure, failureOf } from './failure.js';
 import { READ_IDLE_TIMEOUT_MS } from './limits.js';
 import type { Reply } from './reply.js';
-import type { StopReason } from './stopper.js';
 
 export interface Peer {
   address: string;
@@ -91,7 +91,7 @@ export function exchangeData(
       finish(performance.now(), { failure: failureOf(error, peerName(peer)) });
     const onStop = () => {
       const reason = stop.reason as StopReason;
-      if (reason === 'deadline' && reply.lastByteAt !== null) finish(reply.lastByteAt);
+      if (reason === 'overMaxResponseTime' && reply.lastByteAt !== null) finish(reply.lastByteAt);
       else finish(performance.now(), { stopped: reason });
     };
     if (stop.aborted) return onStop();

@@ -70,7 +70,7 @@ describe('timings', () => {
     const attempt = await executeUrl(check, runContext());
     expect(Date.now() - started).toBeLessThan(5000);
     expect(attempt).toMatchObject({ overMaxResponseTime: true, hasErrors: true, networkError: true });
-    expect(attempt.error).toMatch(/response time exceeded 300 ms/);
+    expect(attempt.error).toMatch(/^response time [\d.]+ ms exceeded maxResponseTime of 300 ms$/);
     expect(apiResult(attempt).requestError).toBe(attempt.error);
     expect(attempt.responseTime).toBeGreaterThanOrEqual(290);
   });

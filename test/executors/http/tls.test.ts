@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clientCertificateFor } from '../../../src/executors/http/client-certificates.js';
+import { clientCertificateFor } from '../../../src/executors/http/connection.js';
 import { executeApi, executeUrl } from '../../../src/executors/http/index.js';
 import type { ClientCertificate } from '../../../src/executors/types.js';
 import { startHttpServer, startHttpsServer, type TestServer } from '../../support/http-servers.js';

@@ -1,7 +1,15 @@
-import { type ApiCheckResult, type HttpCheck, placeholdersIn, type VariableSet } from '../../checks/index.js';
-import { type HeaderList, hasHeader, maskedHeaderRecord, toRecord, withoutHeaders } from './headers.js';
-import { DEFAULT_HEADERS } from './limits.js';
-import { encodeBody } from './request-body.js';
+import {
+  type ApiCheckResult,
+  type BodyType,
+  CREDENTIAL_HEADERS,
+  type HttpCheck,
+  MASK,
+  placeholdersIn,
+  type VariableSet,
+} from '../../checks/index.js';
+
+/** Request headers in the order they are sent; names as written, duplicates allowed. */
+type HeaderList = [string, string][];
 
 /** One request on the wire: the first one, or one a redirect leads to. */
 export interface HopRequest {
@@ -22,6 +30,13 @@ export interface RequestPlan {
   /** URL monitors read no body. */
   readBody: boolean;
 }
+
+/** Sent unless the check sets them itself. */
+const DEFAULT_HEADERS: readonly [string, string][] = [
+  ['user-agent', 'Vantage/0.1 (synthetic monitoring)'],
+  ['accept', '*/*'],
+  ['accept-encoding', 'gzip, deflate, br'],
+];
 
 /** A check whose request cannot be built (say, its URL is not a URL): the run fails before sending. */
 export class InvalidRequestError extends Error {}
@@ -118,4 +133,81 @@ export function planRequest(check: HttpCheck, variables: VariableSet): RequestPl
     skipSSL: request.skipSSL,
     readBody: check.checkType === 'API',
   };
+}
+
+function hasHeader(headers: HeaderList, name: string): boolean {
+  const lower = name.toLowerCase();
+  return headers.some(([key]) => key.toLowerCase() === lower);
+}
+
+export function withoutHeaders(headers: HeaderList, names: readonly string[]): HeaderList {
+  const drop = new Set(names.map((n) => n.toLowerCase()));
+  return headers.filter(([key]) => !drop.has(key.toLowerCase()));
+}
+
+/** Pairs as one record; a repeated key joins its values with ', '. */
+export function toRecord(pairs: Iterable<[string, string]>): Record<string, string> {
+  const record: Record<string, string> = {};
+  for (const [key, value] of pairs) record[key] = key in record ? `${record[key]}, ${value}` : value;
+  return record;
+}
+
+/** Headers as a result shows them: credential values masked. */
+function maskedHeaderRecord(headers: HeaderList): Record<string, string> {
+  return toRecord(
+    headers.map(([key, value]) => [key, CREDENTIAL_HEADERS.has(key.toLowerCase()) ? MASK : value]),
+  );
+}
+
+/** The bytes a bodyType sends, and the content-type it implies (null: none added). */
+interface EncodedBody {
+  body: string | null;
+  contentType: string | null;
+}
+
+function parseJsonObject(text: string): Record<string, unknown> | null {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : null;
+  } catch {
+    return null;
+  }
+}
+
+function formField(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  return typeof value === 'object' ? JSON.stringify(value) : String(value);
+}
+
+/** A JSON object's fields as a form (arrays repeat their key); any other text is sent as written. */
+function encodeForm(body: string): string {
+  const fields = parseJsonObject(body);
+  if (!fields) return body;
+  const form = new URLSearchParams();
+  for (const [key, value] of Object.entries(fields)) {
+    for (const item of Array.isArray(value) ? value : [value]) form.append(key, formField(item));
+  }
+  return form.toString();
+}
+
+function encodeGraphql(body: string): string {
+  const parsed = parseJsonObject(body);
+  return parsed && 'query' in parsed ? body : JSON.stringify({ query: body });
+}
+
+function encodeBody(bodyType: BodyType, body: string): EncodedBody {
+  switch (bodyType) {
+    case 'JSON':
+      return { body, contentType: 'application/json' };
+    case 'FORM':
+      return { body: encodeForm(body), contentType: 'application/x-www-form-urlencoded' };
+    case 'RAW':
+      return { body, contentType: null };
+    case 'GRAPHQL':
+      return { body: encodeGraphql(body), contentType: 'application/json' };
+    case 'NONE':
+      return { body: null, contentType: null };
+  }
 }
