@@ -9,6 +9,8 @@ export interface FailedAttemptOptions {
   responseTime?: number;
   /** Nothing answered at all; see Attempt.networkError. */
   networkError?: boolean;
+  /** Every attempt would fail alike; see Attempt.permanentError. */
+  permanentError?: boolean;
   /** The kind's detail object; `{errorResult: {requestError}}` when none is given. */
   detail?: ResultDetail;
 }
@@ -25,6 +27,7 @@ export function failedAttempt(error: string, options: FailedAttemptOptions = {})
     startedAt: options.startedAt ?? now,
     stoppedAt: options.stoppedAt ?? now,
     networkError: options.networkError ?? false,
+    ...(options.permanentError ? { permanentError: true } : {}),
     error,
     detail: options.detail ?? { errorResult: { requestError: error } },
   };

@@ -77,7 +77,20 @@ describe('agent: a control plane that misbehaves', () => {
     fake.send(run);
     const upload = await fake.waitFor('the result', () => fake.results.get(`${run.runId}:1`));
     expect(upload.status).toBe('PASSED');
+    const permanent = fake.run(apiCheck('http://{{NO_SUCH_HOST}}/'));
+    fake.send(permanent);
+    const failed = await fake.waitFor('the result', () => fake.results.get(`${permanent.runId}:1`));
+    expect(failed.status).toBe('FAILED');
+    expect(failed).not.toHaveProperty('permanentError');
     expect(fake.violations).toEqual([]);
+  });
+
+  it('tells a control plane of version 2 that a failure is permanent, so that it is not retried', async () => {
+    await connectedAgent();
+    const run = fake.run(apiCheck('http://{{NO_SUCH_HOST}}/'));
+    fake.send(run);
+    const upload = await fake.waitFor('the result', () => fake.results.get(`${run.runId}:1`));
+    expect(upload).toMatchObject({ status: 'FAILED', networkError: false, permanentError: true });
   });
 
   it('ignores messages that are not JSON or not of the protocol, and keeps working', async () => {

@@ -206,6 +206,33 @@ describe('vantage run', () => {
     ]);
   });
 
+  it('does not retry what fails alike every time: an undefined variable, a runtime that is not installed', async () => {
+    const file = await writeChecks('permanent.json', [
+      {
+        checkType: 'API',
+        name: 'Undefined host',
+        retryStrategy: { type: 'FIXED', baseBackoffSeconds: 0, maxRetries: 2 },
+        request: { url: 'http://{{NO_SUCH_HOST}}/', method: 'GET' },
+      },
+      {
+        checkType: 'BROWSER',
+        name: 'Old runtime',
+        runtimeId: '2022.10',
+        retryStrategy: { type: 'FIXED', baseBackoffSeconds: 0, maxRetries: 2 },
+        script: 'await page.goto("about:blank")',
+      },
+    ]);
+    const run = await runCli(['run', file, '--reporter', 'json']);
+    expect(run.code).toBe(1);
+    const sessions = sessionsByName(run.stdout);
+    for (const name of ['Undefined host', 'Old runtime']) {
+      const results = sessions.get(name)?.results;
+      expect(results.map((r: { resultType: string }) => r.resultType)).toEqual(['FINAL']);
+    }
+    expect(JSON.stringify(sessions.get('Undefined host'))).toContain('{{NO_SUCH_HOST}}');
+    expect(JSON.stringify(sessions.get('Old runtime'))).toContain('runtime 2022.10 is not available');
+  });
+
   it('fails kinds it cannot run with a message, and still runs the rest of the batch', async () => {
     const file = await writeChecks('kinds.json', [
       {

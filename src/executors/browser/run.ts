@@ -38,10 +38,14 @@ export async function runBrowserScript(
   const kind = check.checkType;
   const startedAt = new Date();
   const runtime = resolveRuntime(check.runtimeId, options.runtimesDir);
-  if (runtime instanceof Error) return scriptNotRun(kind, `${kind} check cannot run: ${runtime.message}`);
+  if (runtime instanceof Error) {
+    return scriptNotRun(kind, `${kind} check cannot run: ${runtime.message}`, { permanent: true });
+  }
   const chromium = kind === 'BROWSER' ? findChromium(options.chromiumPath) : null;
   if (kind === 'BROWSER' && !chromium) {
-    return scriptNotRun(kind, `BROWSER check cannot run: ${chromiumMissing(options.chromiumPath)}`);
+    return scriptNotRun(kind, `BROWSER check cannot run: ${chromiumMissing(options.chromiumPath)}`, {
+      permanent: true,
+    });
   }
 
   const space = await openRunSpace(options, context.runId, context.signal);

@@ -106,6 +106,8 @@ export function attemptOf(input: AttemptInput): Attempt {
   else if (verdict.failure !== null) log.error(verdict.failure);
   log.info(`response time ${responseTime} ms`);
 
+  // A request that could not even be built (an undefined variable in its URL) fails the same way every time.
+  const unbuildable = received === null && exchange.error instanceof InvalidRequestError;
   return {
     hasErrors: requestError !== null,
     hasFailures: verdict.failure !== null,
@@ -114,9 +116,8 @@ export function attemptOf(input: AttemptInput): Attempt {
     responseTime,
     startedAt,
     stoppedAt: new Date(),
-    // A request that could not even be built (an undefined variable in its URL) fails the same way every time.
-    networkError:
-      received === null && exchange.error !== null && !(exchange.error instanceof InvalidRequestError),
+    networkError: received === null && exchange.error !== null && !unbuildable,
+    ...(unbuildable ? { permanentError: true } : {}),
     error: requestError ?? verdict.failure,
     detail: {
       apiCheckResult: { assertions: verdict.assertions, request, response, requestError, jobLog: log.lines },

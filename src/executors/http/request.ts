@@ -42,17 +42,18 @@ const DEFAULT_HEADERS: readonly [string, string][] = [
 export class InvalidRequestError extends Error {}
 
 function parseUrl(text: string): URL {
+  // Checked before parsing: `http://{{HOST}}/` parses, and would be looked up in DNS as `{{host}}`.
+  const undefinedNames = placeholdersIn(text);
+  if (undefinedNames.length > 0) {
+    const names = undefinedNames.map((n) => `{{${n}}}`).join(', ');
+    throw new InvalidRequestError(
+      `the URL uses ${names}, which no variable defines (of the check, its group or the account): ${text}`,
+    );
+  }
   let url: URL;
   try {
     url = new URL(text);
   } catch {
-    const undefinedNames = placeholdersIn(text);
-    if (undefinedNames.length > 0) {
-      const names = undefinedNames.map((n) => `{{${n}}}`).join(', ');
-      throw new InvalidRequestError(
-        `the URL uses ${names}, which no variable defines (of the check, its group or the account): ${text}`,
-      );
-    }
     throw new InvalidRequestError(`invalid URL: ${text}`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {

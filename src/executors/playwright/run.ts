@@ -51,6 +51,7 @@ export async function runCheckSuite(
     return scriptNotRun(
       kind,
       `PLAYWRIGHT check cannot run: engine ${check.engine} is not available here (available: ${have})`,
+      { permanent: true },
     );
   }
 

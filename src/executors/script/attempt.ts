@@ -26,10 +26,20 @@ export interface ScriptRun {
   setupError?: string | null;
 }
 
-/** An attempt that ended before its script ran, with the reason as its error. */
-export function scriptNotRun(kind: ScriptKind, reason: string, startedAt = new Date()): Attempt {
+/**
+ * An attempt that ended before its script ran, with the reason as its error; `permanent` when no other attempt on
+ * this agent could run it either (a runtime, engine or Chromium it lacks).
+ */
+export function scriptNotRun(
+  kind: ScriptKind,
+  reason: string,
+  options: { permanent?: boolean } = {},
+): Attempt {
   const detail: ScriptCheckResult = { errors: [reason], logs: [], assets: [], tests: [] };
-  return failedAttempt(reason, { startedAt, detail: { [DETAIL_KEY[kind]]: detail } as Attempt['detail'] });
+  return failedAttempt(reason, {
+    permanentError: options.permanent,
+    detail: { [DETAIL_KEY[kind]]: detail } as Attempt['detail'],
+  });
 }
 
 /** Why there is no report. */

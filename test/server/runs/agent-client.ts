@@ -152,7 +152,7 @@ export class TestAgent {
   async postResult(
     run: RunMessage,
     result: Record<string, unknown>,
-    options: { networkError?: boolean; status?: ResultUpload['status'] } = {},
+    options: { networkError?: boolean; permanentError?: boolean; status?: ResultUpload['status'] } = {},
   ): Promise<{ status: number; body: any }> {
     const upload: ResultUpload = {
       runId: run.runId,
@@ -161,6 +161,7 @@ export class TestAgent {
       status: options.status ?? (result.hasFailures || result.hasErrors ? 'FAILED' : 'PASSED'),
       result,
       networkError: options.networkError ?? false,
+      ...(options.permanentError ? { permanentError: true } : {}),
     };
     const response = await fetch(`${this.baseUrl}${AGENT_PATHS.results}`, {
       method: 'POST',

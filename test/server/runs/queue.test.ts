@@ -264,5 +264,22 @@ describe.each(STORES)('the run queue (%s)', (store) => {
       expect(record.status).toBe('FAILED');
       expect(record.results.map((r: { resultType: string }) => r.resultType)).toEqual(['ATTEMPT', 'FINAL']);
     });
+
+    it('never retries a failure the agent calls permanent (a missing runtime, an undefined variable)', async () => {
+      const checkId = await createApiCheck(server, {
+        privateLocations: [location.slugName],
+        activated: false,
+        retryStrategy: strategy({ baseBackoffSeconds: 0 }),
+      });
+      const sessionId = await trigger(checkId);
+      const [run] = await lease('retrier', 1);
+      const message = { runId: run?.id, attempt: run?.attempt } as Parameters<TestAgent['postResult']>[0];
+      const failed = apiResult({ failed: 'the URL uses {{HOST}}, which no variable defines' });
+      await agent.postResult(message, failed, { permanentError: true });
+      const record = await session(sessionId);
+      expect(record.status).toBe('FAILED');
+      expect(record.results.map((r: { resultType: string }) => r.resultType)).toEqual(['FINAL']);
+      expect(await lease('retrier', 1)).toEqual([]);
+    });
   });
 });
