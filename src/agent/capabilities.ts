@@ -74,7 +74,7 @@ export function bundledEngines(): EngineId[] {
 export function scriptUsersSummary(slots: number): { mode: string; warning: string | null } {
   const users = scriptSettingsFromEnv().scriptUsers;
   if (users.mode === 'agent') return { mode: 'agent', warning: scriptUsersWarning(users) };
-  if (users.mode === 'shared') return { mode: `uid ${users.user.uid}`, warning: scriptUsersWarning(users) };
+  if (users.mode === 'shared') return { mode: `uid ${users.user.uid}`, warning: null };
   const size = users.last - users.first + 1;
   const short =
     size < slots

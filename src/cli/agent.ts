@@ -1,6 +1,7 @@
 import { type AgentHandle, StartupError, startAgent } from '../agent/agent.js';
 import { loadConfig } from '../agent/config.js';
 import { onShutdownSignals } from '../agent/shutdown.js';
+import { problemLines } from '../config/env.js';
 
 /** Exit status of `vantage agent`. */
 export const AGENT_EXIT = { stopped: 0, crashed: 1, badConfig: 2 } as const;
@@ -15,7 +16,7 @@ const SIGNAL_EXIT: Partial<Record<NodeJS.Signals, number>> = { SIGINT: 130, SIGT
 export async function agentCommand(env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const loaded = loadConfig(env);
   if (!loaded.ok) {
-    process.stderr.write(loaded.problems.map((p) => `${p}\n`).join(''));
+    process.stderr.write(problemLines(loaded.problems));
     process.exit(AGENT_EXIT.badConfig);
   }
   let agent: AgentHandle;

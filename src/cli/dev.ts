@@ -2,13 +2,14 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { startAgent } from '../agent/agent.js';
-import { loadConfig } from '../agent/config.js';
+import { loadConfig, settingsProblems } from '../agent/config.js';
 import type { CheckSession } from '../checks/index.js';
+import { problemLines } from '../config/env.js';
 import { createLogger } from '../observability/logger.js';
 import { SecretValues } from '../observability/secret-values.js';
 import type { DeliveryEvent } from '../server/alerts/delivery.js';
 import { createUserKey } from '../server/auth/bootstrap.js';
-import { serverConfigFromEnv } from '../server/config.js';
+import { loadServerConfig } from '../server/config.js';
 import type { RunningServer } from '../server/server.js';
 import { version } from '../version.js';
 import { type DemoTarget, startDemoTarget } from './demo/target.js';
@@ -152,10 +153,17 @@ async function devKey(server: RunningServer, dataDir: string): Promise<string> {
 /**
  * `vantage dev` (and `npm start`): the control plane on the embedded store, one agent for a private location on
  * this machine, and example checks against a demo shop it serves itself; finished runs and delivered alerts are
- * printed as they come.
+ * printed as they come. A bad setting of the server, the agent or its sandbox stops it first (one line each, exit 2).
  */
 export async function devCommand(env: NodeJS.ProcessEnv = process.env): Promise<number> {
-  const serverConfig = serverConfigFromEnv({ VANTAGE_DATA_DIR: '.vantage/dev', LOG_LEVEL: 'WARN', ...env });
+  const loaded = loadServerConfig({ VANTAGE_DATA_DIR: '.vantage/dev', LOG_LEVEL: 'WARN', ...env });
+  // The agent's settings (its sandbox's among them) are checked now too: it starts only once the server runs.
+  const problems = [...(loaded.ok ? [] : loaded.problems), ...settingsProblems(env)];
+  if (!loaded.ok || problems.length > 0) {
+    process.stderr.write(problemLines([...new Set(problems)]));
+    return 2;
+  }
+  const serverConfig = loaded.config;
   const secrets = new SecretValues();
   const log = createLogger({ level: serverConfig.logLevel, secrets, base: { service: 'vantage-dev' } });
   const server = await startServerOrSay('vantage dev', { config: serverConfig, version, logger: log });

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { AGENT_ENV_NAMES } from '../agent/config.js';
+import { SANDBOX_ENV_NAMES } from '../runtimes/index.js';
 import { SERVER_ENV_NAMES } from '../server/config.js';
 import { version } from '../version.js';
 import { agentCommand } from './agent.js';
@@ -46,6 +47,7 @@ program
     'folder that keeps the screenshots, traces, videos and reports of script checks',
     'vantage-artifacts',
   )
+  .addHelpText('after', environmentHelp(SANDBOX_ENV_NAMES, 'docs/browser-checks.md, "Settings"'))
   .action(async (files: string[], options) => {
     const controller = new AbortController();
     const onSignal = () => controller.abort();
@@ -65,7 +67,7 @@ program
   .description(
     'Run the agent of a private location: pull checks from the control plane, run them, report the results (configured by environment variables, see README)',
   )
-  .addHelpText('after', environmentHelp(AGENT_ENV_NAMES, 'Run the agent'))
+  .addHelpText('after', environmentHelp(AGENT_ENV_NAMES, 'README.md, "Run the agent"'))
   .action(async () => {
     await agentCommand();
   });
@@ -75,7 +77,7 @@ program
   .description(
     'Run the control plane: the public API, the scheduler and the agent gateway (configured by environment variables, see README)',
   )
-  .addHelpText('after', environmentHelp(SERVER_ENV_NAMES, 'Run the control plane'))
+  .addHelpText('after', environmentHelp(SERVER_ENV_NAMES, 'README.md, "Run the control plane"'))
   .action(async () => {
     process.exitCode = await serverCommand();
   });
@@ -87,14 +89,20 @@ program
   )
   .addHelpText(
     'after',
-    environmentHelp([...new Set([...SERVER_ENV_NAMES, ...AGENT_ENV_NAMES])], 'Run the control plane'),
+    environmentHelp(
+      [...new Set([...SERVER_ENV_NAMES, ...AGENT_ENV_NAMES])],
+      'README.md, "Run the control plane" and "Run the agent"',
+    ),
   )
   .action(async () => {
     process.exitCode = await devCommand();
   });
 
-/** The environment settings a command reads, wrapped, and where README describes them. */
-function environmentHelp(names: readonly string[], section: string): string {
+/**
+ * The environment settings a command reads, wrapped, and where they are described (`where`). Each is checked at
+ * start: a bad value stops the command with a line naming it.
+ */
+function environmentHelp(names: readonly string[], where: string): string {
   const lines: string[] = [];
   let line = ' ';
   for (const name of names) {
@@ -105,7 +113,7 @@ function environmentHelp(names: readonly string[], section: string): string {
     line += ` ${name}`;
   }
   lines.push(line);
-  return `\nEnvironment (README.md, "${section}", says what each does):\n${lines.join('\n')}\n`;
+  return `\nEnvironment, each setting checked at start (${where}, says what each does):\n${lines.join('\n')}\n`;
 }
 
 await program.parseAsync();

@@ -1,20 +1,21 @@
+import { problemLines } from '../config/env.js';
 import { createLogger } from '../observability/logger.js';
 import { SecretValues } from '../observability/secret-values.js';
-import { serverConfigFromEnv } from '../server/config.js';
+import { loadServerConfig } from '../server/config.js';
 import { version } from '../version.js';
 import { startServerOrSay } from './start-server.js';
 
-/** `vantage server`: the control plane, configured by the environment; stops cleanly on SIGTERM/SIGINT. */
+/**
+ * `vantage server`: the control plane, configured by the environment (a bad setting: one line each, exit 2); stops
+ * cleanly on SIGTERM/SIGINT.
+ */
 export async function serverCommand(env: NodeJS.ProcessEnv = process.env): Promise<number> {
-  let config: ReturnType<typeof serverConfigFromEnv>;
-  try {
-    config = serverConfigFromEnv(env);
-  } catch (error) {
-    process.stderr.write(
-      `vantage server: invalid configuration: ${(error as Error).message.replace(/\n/g, '; ')}\n`,
-    );
+  const loaded = loadServerConfig(env);
+  if (!loaded.ok) {
+    process.stderr.write(problemLines(loaded.problems));
     return 2;
   }
+  const { config } = loaded;
   const secrets = new SecretValues(config.bootstrapKey ? [config.bootstrapKey] : []);
   const log = createLogger({ level: config.logLevel, secrets, base: { service: 'vantage-server', version } });
   const server = await startServerOrSay('vantage server', { config, version, logger: log });

@@ -34,4 +34,13 @@ export {
   type SandboxedCommand,
 } from './sandbox/spawn.js';
 export { userCacheFolder } from './sandbox/user-cache.js';
-export { type ScriptSettings, scriptSettingsFromEnv } from './settings.js';
+export {
+  BROWSER_VIDEO_MODES,
+  type BrowserVideo,
+  SANDBOX_ENV,
+  SANDBOX_ENV_NAMES,
+  type SandboxEnv,
+  type ScriptSettings,
+  scriptSettingsFromEnv,
+  scriptSettingsOf,
+} from './settings.js';

@@ -1,9 +1,30 @@
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { resolveScriptUsers, type ScriptUsers } from './sandbox/script-users.js';
+import { z } from 'zod';
+import {
+  envNames,
+  oneOf,
+  optional,
+  parsedBy,
+  parseEnv,
+  SettingsError,
+  text,
+  wholeNumber,
+  withDefault,
+} from '../config/env.js';
+import {
+  parseScriptUser,
+  parseUidRange,
+  resolveScriptUsers,
+  type ScriptUsers,
+} from './sandbox/script-users.js';
 
-/** Where scripts run and what they run with; read once from the environment, overridable per executor. */
+/** Videos of BROWSER runs: none, every test's, or only failed tests'. */
+export const BROWSER_VIDEO_MODES = ['off', 'on', 'retain-on-failure'] as const;
+export type BrowserVideo = (typeof BROWSER_VIDEO_MODES)[number];
+
+/** Where scripts run and what they run with; read from the environment, overridable per executor. */
 export interface ScriptSettings {
   /** The folder holding the runtime folders (`2026.04/`, …) and `engines/`. */
   runtimesDir: string;
@@ -19,28 +40,60 @@ export interface ScriptSettings {
   memoryLimitMb: number;
   /** The users scripts run as (see resolveScriptUsers). */
   scriptUsers: ScriptUsers;
+  /** Video of every BROWSER test: off, on, or kept only for failed tests. A script may ask with test.use. */
+  video: BrowserVideo;
 }
 
 /** `runtimes/` at the top of this project, the same from `src/` and from `dist/`. */
 const BUNDLED_RUNTIMES = fileURLToPath(new URL('../../runtimes/', import.meta.url));
 
-const DEFAULT_MEMORY_LIMIT_MB = 2048;
+/**
+ * The sandbox's environment settings (docs/browser-checks.md, "Settings"): part of the agent's own, and read by
+ * `vantage run` and `vantage dev` at start.
+ */
+export const SANDBOX_ENV = z.object({
+  VANTAGE_RUNTIMES_DIR: optional(text()),
+  VANTAGE_WORK_DIR: optional(text()),
+  VANTAGE_CACHE_DIR: optional(text()),
+  CHROMIUM_PATH: optional(text()),
+  FFMPEG_PATH: optional(text()),
+  VANTAGE_SCRIPT_MEMORY_MB: withDefault(wholeNumber(64, 1_048_576), 2048),
+  VANTAGE_SCRIPT_USERS: optional(parsedBy(parseUidRange, 'must be FIRST-LAST, a range of uids above 0')),
+  VANTAGE_SCRIPT_USER: optional(
+    parsedBy(parseScriptUser, 'must be same, or UID:GID of the one user every script runs as'),
+  ),
+  VANTAGE_USER_SWITCH: optional(text()),
+  VANTAGE_BROWSER_VIDEO: withDefault(oneOf(BROWSER_VIDEO_MODES), 'off'),
+});
+export type SandboxEnv = z.output<typeof SANDBOX_ENV>;
+
+/** Every environment setting of the sandbox, for `vantage run --help`. */
+export const SANDBOX_ENV_NAMES = envNames(SANDBOX_ENV);
+
+/** The settings of valid sandbox values (the work and cache folders: in the system's temporary folder by default). */
+export function scriptSettingsOf(e: SandboxEnv): ScriptSettings {
+  return {
+    runtimesDir: resolve(e.VANTAGE_RUNTIMES_DIR ?? BUNDLED_RUNTIMES),
+    workDir: resolve(e.VANTAGE_WORK_DIR ?? join(tmpdir(), 'vantage-runs')),
+    cacheDir: resolve(e.VANTAGE_CACHE_DIR ?? join(tmpdir(), 'vantage-cache')),
+    chromiumPath: e.CHROMIUM_PATH ?? null,
+    ffmpegPath: e.FFMPEG_PATH ?? null,
+    memoryLimitMb: e.VANTAGE_SCRIPT_MEMORY_MB,
+    scriptUsers: resolveScriptUsers({
+      user: e.VANTAGE_SCRIPT_USER,
+      range: e.VANTAGE_SCRIPT_USERS,
+      userSwitch: e.VANTAGE_USER_SWITCH,
+    }),
+    video: e.VANTAGE_BROWSER_VIDEO,
+  };
+}
 
 /**
- * The settings from the environment: `VANTAGE_RUNTIMES_DIR`, `VANTAGE_WORK_DIR` (a folder of the system's
- * temporary folder by default), `VANTAGE_CACHE_DIR`, `CHROMIUM_PATH`, `FFMPEG_PATH`,
- * `VANTAGE_SCRIPT_MEMORY_MB`, and `VANTAGE_SCRIPT_USER`, `VANTAGE_SCRIPT_USERS` and `VANTAGE_USER_SWITCH`
- * for the users scripts run as.
+ * The settings from the environment, strictly: a value that breaks its rule throws a SettingsError with its
+ * `NAME: what is wrong` line (the commands check the environment at start, so a run never meets one).
  */
 export function scriptSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): ScriptSettings {
-  const memory = Number(env.VANTAGE_SCRIPT_MEMORY_MB);
-  return {
-    runtimesDir: resolve(env.VANTAGE_RUNTIMES_DIR || BUNDLED_RUNTIMES),
-    workDir: resolve(env.VANTAGE_WORK_DIR || join(tmpdir(), 'vantage-runs')),
-    cacheDir: resolve(env.VANTAGE_CACHE_DIR || join(tmpdir(), 'vantage-cache')),
-    chromiumPath: env.CHROMIUM_PATH || null,
-    ffmpegPath: env.FFMPEG_PATH || null,
-    memoryLimitMb: Number.isInteger(memory) && memory >= 64 ? memory : DEFAULT_MEMORY_LIMIT_MB,
-    scriptUsers: resolveScriptUsers(env),
-  };
+  const parsed = parseEnv(SANDBOX_ENV, env);
+  if (!parsed.ok) throw new SettingsError(parsed.problems);
+  return scriptSettingsOf(parsed.values);
 }

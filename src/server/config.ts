@@ -1,49 +1,55 @@
 import { z } from 'zod';
-import { problemsOf } from '../checks/index.js';
-
-const LOG_LEVELS = ['DEBUG', 'LOG', 'INFO', 'WARN', 'ERROR'] as const;
-
-const httpUrl = z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' });
+import {
+  envNames,
+  httpUrl,
+  type Loaded,
+  logLevel,
+  matching,
+  optional,
+  parseEnv,
+  text,
+  url,
+  wholeNumber,
+  withDefault,
+} from '../config/env.js';
+import type { LogLevelName } from '../observability/logger.js';
 
 const serverEnv = z.object({
-  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
-  HOST: z.string().default('0.0.0.0'),
-  DATABASE_URL: z
-    .string()
-    .regex(/^postgres(ql)?:\/\//, { message: 'must be a postgres:// URL' })
-    .optional(),
-  VANTAGE_DATA_DIR: z.string().default('.vantage/server'),
-  LOG_LEVEL: z
-    .string()
-    .transform((v) => v.toUpperCase())
-    .pipe(z.enum(LOG_LEVELS))
-    .default('INFO'),
-  PUBLIC_URL: z.url({ message: 'must be an http(s) URL' }).optional(),
-  VANTAGE_BOOTSTRAP_KEY: z.string().min(20, { message: 'must be at least 20 characters' }).optional(),
-  METRICS_TOKEN: z.string().min(1).optional(),
-  TRUST_PROXY: z
-    .string()
-    .regex(/^(true|false|[0-9a-fA-F.:/]+(,[0-9a-fA-F.:/]+)*)$/, {
-      message: 'must be true, false, or a comma-separated list of proxy addresses or CIDR ranges',
-    })
-    .optional(),
-  SMTP_URL: z
-    .string()
-    .regex(/^smtps?:\/\//, { message: 'must be an smtp:// or smtps:// URL' })
-    .optional(),
-  ALERT_EMAIL_FROM: z.string().min(3).default('Vantage <alerts@localhost>'),
-  SLACK_API_URL: httpUrl.default('https://slack.com/api'),
-  PAGERDUTY_EVENTS_URL: httpUrl.default('https://events.pagerduty.com/v2/enqueue'),
-  OPSGENIE_API_URL: httpUrl.optional(),
-  TWILIO_API_URL: httpUrl.default('https://api.twilio.com'),
-  TWILIO_ACCOUNT_SID: z.string().min(1).optional(),
-  TWILIO_AUTH_TOKEN: z.string().min(1).optional(),
-  TWILIO_FROM_NUMBER: z.string().min(1).optional(),
-  ALERT_RETRY_BASE_MS: z.coerce.number().int().min(100).max(600_000).default(1000),
+  PORT: withDefault(wholeNumber(0, 65535), 3000),
+  HOST: withDefault(text(), '0.0.0.0'),
+  DATABASE_URL: optional(
+    url(['postgres', 'postgresql'], 'postgres://vantage:secret@db.internal:5432/vantage', {
+      hostOptional: true,
+    }),
+  ),
+  VANTAGE_DATA_DIR: withDefault(text(), '.vantage/server'),
+  LOG_LEVEL: withDefault(logLevel(), 'INFO'),
+  PUBLIC_URL: optional(httpUrl('https://vantage.example.com')),
+  VANTAGE_BOOTSTRAP_KEY: optional(text(20)),
+  METRICS_TOKEN: optional(text()),
+  TRUST_PROXY: optional(
+    matching(
+      /^(true|false|[0-9a-fA-F.:/]+(,[0-9a-fA-F.:/]+)*)$/,
+      'must be true, false, or a comma-separated list of proxy addresses or CIDR ranges',
+    ),
+  ),
+  SMTP_URL: optional(url(['smtp', 'smtps'], 'smtps://user:pass@mail.internal:465')),
+  ALERT_EMAIL_FROM: withDefault(text(3), 'Vantage <alerts@localhost>'),
+  SLACK_API_URL: withDefault(httpUrl('https://slack.com/api'), 'https://slack.com/api'),
+  PAGERDUTY_EVENTS_URL: withDefault(
+    httpUrl('https://events.pagerduty.com/v2/enqueue'),
+    'https://events.pagerduty.com/v2/enqueue',
+  ),
+  OPSGENIE_API_URL: optional(httpUrl('https://api.opsgenie.com')),
+  TWILIO_API_URL: withDefault(httpUrl('https://api.twilio.com'), 'https://api.twilio.com'),
+  TWILIO_ACCOUNT_SID: optional(text()),
+  TWILIO_AUTH_TOKEN: optional(text()),
+  TWILIO_FROM_NUMBER: optional(text()),
+  ALERT_RETRY_BASE_MS: withDefault(wholeNumber(100, 600_000), 1000),
 });
 
 /** Every environment setting of the control plane, for `vantage server --help`. */
-export const SERVER_ENV_NAMES = Object.keys(serverEnv.shape);
+export const SERVER_ENV_NAMES = envNames(serverEnv);
 
 /**
  * Where alert channels deliver besides the addresses users give them (docs/alerting.md, Channels): every outside
@@ -70,7 +76,7 @@ export interface ServerConfig {
   host: string;
   databaseUrl?: string;
   dataDir: string;
-  logLevel: (typeof LOG_LEVELS)[number];
+  logLevel: LogLevelName;
   publicUrl: string;
   bootstrapKey?: string;
   /** When set, GET /metrics (Prometheus) asks for `Authorization: Bearer <metricsToken>`; otherwise it is open. */
@@ -85,40 +91,37 @@ function trustProxyOf(value: string | undefined): boolean | string[] {
   return value === 'true' ? true : value.split(',');
 }
 
-/** Reads the server's settings from the environment; throws one line per problem. */
-export function serverConfigFromEnv(env: NodeJS.ProcessEnv): ServerConfig {
-  const parsed = serverEnv.safeParse(env);
-  if (!parsed.success) {
-    throw new Error(
-      problemsOf(parsed.error)
-        .map((p) => `${p.path}: ${p.message}`)
-        .join('\n'),
-    );
-  }
-  const e = parsed.data;
+/** Reads the server's settings from the environment; every problem is one line `NAME: what is wrong`. */
+export function loadServerConfig(env: NodeJS.ProcessEnv): Loaded<ServerConfig> {
+  const parsed = parseEnv(serverEnv, env);
+  if (!parsed.ok) return parsed;
+  const e = parsed.values;
   return {
-    port: e.PORT,
-    host: e.HOST,
-    databaseUrl: e.DATABASE_URL,
-    dataDir: e.VANTAGE_DATA_DIR,
-    logLevel: e.LOG_LEVEL,
-    publicUrl: (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/$/, ''),
-    bootstrapKey: e.VANTAGE_BOOTSTRAP_KEY,
-    metricsToken: e.METRICS_TOKEN,
-    trustProxy: trustProxyOf(e.TRUST_PROXY),
-    alerting: {
-      smtpUrl: e.SMTP_URL,
-      emailFrom: e.ALERT_EMAIL_FROM,
-      slackApiUrl: e.SLACK_API_URL.replace(/\/$/, ''),
-      pagerDutyEventsUrl: e.PAGERDUTY_EVENTS_URL,
-      opsgenieApiUrl: e.OPSGENIE_API_URL?.replace(/\/$/, ''),
-      twilio: {
-        apiUrl: e.TWILIO_API_URL.replace(/\/$/, ''),
-        accountSid: e.TWILIO_ACCOUNT_SID,
-        authToken: e.TWILIO_AUTH_TOKEN,
-        fromNumber: e.TWILIO_FROM_NUMBER,
+    ok: true,
+    config: {
+      port: e.PORT,
+      host: e.HOST,
+      databaseUrl: e.DATABASE_URL,
+      dataDir: e.VANTAGE_DATA_DIR,
+      logLevel: e.LOG_LEVEL,
+      publicUrl: (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/$/, ''),
+      bootstrapKey: e.VANTAGE_BOOTSTRAP_KEY,
+      metricsToken: e.METRICS_TOKEN,
+      trustProxy: trustProxyOf(e.TRUST_PROXY),
+      alerting: {
+        smtpUrl: e.SMTP_URL,
+        emailFrom: e.ALERT_EMAIL_FROM,
+        slackApiUrl: e.SLACK_API_URL.replace(/\/$/, ''),
+        pagerDutyEventsUrl: e.PAGERDUTY_EVENTS_URL,
+        opsgenieApiUrl: e.OPSGENIE_API_URL?.replace(/\/$/, ''),
+        twilio: {
+          apiUrl: e.TWILIO_API_URL.replace(/\/$/, ''),
+          accountSid: e.TWILIO_ACCOUNT_SID,
+          authToken: e.TWILIO_AUTH_TOKEN,
+          fromNumber: e.TWILIO_FROM_NUMBER,
+        },
+        retryBaseMs: e.ALERT_RETRY_BASE_MS,
       },
-      retryBaseMs: e.ALERT_RETRY_BASE_MS,
     },
   };
 }

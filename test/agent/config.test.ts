@@ -2,7 +2,8 @@ import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/agent/config.js';
+import { AGENT_ENV_NAMES, loadConfig } from '../../src/agent/config.js';
+import { SANDBOX_ENV_NAMES } from '../../src/runtimes/index.js';
 
 const KEY = 'pl_acme.berlin-1.Sup3rSecretKeyValue_42xyz';
 const base = { API_KEY: KEY, API_URL: 'https://vantage.internal:3000/' };
@@ -103,6 +104,25 @@ describe('agent configuration', () => {
     expect(problems({ ...base, VANTAGE_SCRIPT_USER: 'nobody' })).toEqual([
       'VANTAGE_SCRIPT_USER: must be same, or UID:GID of the one user every script runs as',
     ]);
+    expect(problems({ ...base, VANTAGE_BROWSER_VIDEO: 'always' })).toEqual([
+      'VANTAGE_BROWSER_VIDEO: must be one of off, on, retain-on-failure',
+    ]);
+    // Every bad setting at once, one line each, in the order --help lists them.
+    expect(problems({ ...base, JOB_CONCURRENCY: 'ten', VANTAGE_SCRIPT_MEMORY_MB: '32' })).toEqual([
+      'JOB_CONCURRENCY: must be a whole number from 1 to 1000',
+      'VANTAGE_SCRIPT_MEMORY_MB: must be a whole number from 64 to 1048576',
+    ]);
+  });
+
+  it('treats an empty setting as unset: the default applies', () => {
+    const loaded = loadConfig({ ...base, JOB_CONCURRENCY: '', LOG_LEVEL: ' ', VANTAGE_SCRIPT_MEMORY_MB: '' });
+    expect(loaded.ok && loaded.config).toMatchObject({ jobConcurrency: 10, logLevel: 'INFO' });
+  });
+
+  it('lists its own settings and the sandbox settings, each once, for --help', () => {
+    expect(AGENT_ENV_NAMES.slice(0, 2)).toEqual(['API_KEY', 'API_URL']);
+    expect(AGENT_ENV_NAMES).toEqual(expect.arrayContaining([...SANDBOX_ENV_NAMES, 'NODE_EXTRA_CA_CERTS']));
+    expect(new Set(AGENT_ENV_NAMES).size).toBe(AGENT_ENV_NAMES.length);
   });
 
   it('accepts a readable NODE_EXTRA_CA_CERTS file', async () => {

@@ -1,8 +1,15 @@
 import { once } from 'node:events';
 import { createServer, request, type Server } from 'node:http';
 import { type AddressInfo, connect } from 'node:net';
+import { request as undiciRequest } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bypassesProxy, proxyFor } from '../../src/agent/connection/proxy.js';
+import { WebSocket, WebSocketServer } from 'ws';
+import {
+  bypassesProxy,
+  ProxyDispatcher,
+  proxyFor,
+  webSocketAgent,
+} from '../../src/agent/connection/proxy.js';
 import { startTestAgent, type TestAgent, waitFor } from '../support/agent.js';
 import { startHttpServer } from '../support/http-servers.js';
 import { apiCheckAt, completed, FAST_RUNS, trigger } from '../support/runs.js';
@@ -67,6 +74,61 @@ describe('proxy settings', () => {
     expect(proxyFor(url('ws://cp.test/'), { httpsProxy: 'http://p:1', httpProxy: 'http://q:2' })).toBe(
       'http://q:2',
     );
+  });
+});
+
+describe('NO_PROXY: one matcher for the WebSocket and the HTTP calls to the control plane', () => {
+  it('sends an HTTP call and the WebSocket the same way for the same entries', async () => {
+    const proxy = await startProxy();
+    const target = createServer((_req, res) => res.end('ok'));
+    const sockets = new WebSocketServer({ server: target });
+    target.listen(0, '127.0.0.1');
+    await once(target, 'listening');
+    const port = (target.address() as AddressInfo).port;
+    const tunnel = `CONNECT 127.0.0.1:${port}`;
+    /** Whether an HTTP call and a WebSocket to the target went through the proxy, with these settings. */
+    const routes = async (noProxy: string | undefined) => {
+      const settings = { httpProxy: proxy.url, noProxy };
+      const dispatcher = new ProxyDispatcher(settings);
+      proxy.seen.length = 0;
+      const answer = await undiciRequest(`http://127.0.0.1:${port}/`, { dispatcher });
+      expect(await answer.body.text()).toBe('ok');
+      await dispatcher.close();
+      const http = proxy.seen.includes(tunnel);
+
+      proxy.seen.length = 0;
+      const url = new URL(`ws://127.0.0.1:${port}/`);
+      const ws = new WebSocket(url, { agent: webSocketAgent(url, settings) });
+      await once(ws, 'open');
+      ws.close();
+      await once(ws, 'close');
+      const webSocket = proxy.seen.includes(tunnel);
+      return { http, webSocket };
+    };
+    try {
+      const cases: Array<[string | undefined, boolean]> = [
+        [undefined, true],
+        ['127.0.0.1', false],
+        [`127.0.0.1:${port}`, false],
+        ['127.0.0.1:1', true],
+        ['.0.0.1', false],
+        ['localhost, 127.0.0.10', true],
+        // undici's own matcher (EnvHttpProxyAgent) knows `*` only as the whole value: it proxied here.
+        ['vantage.invalid,*', false],
+      ];
+      for (const [noProxy, proxied] of cases) {
+        expect(await routes(noProxy), `NO_PROXY=${noProxy}`).toEqual({ http: proxied, webSocket: proxied });
+        expect(proxyFor(new URL(`http://127.0.0.1:${port}/`), { httpProxy: proxy.url, noProxy })).toBe(
+          proxied ? proxy.url : undefined,
+        );
+      }
+    } finally {
+      for (const client of sockets.clients) client.terminate();
+      sockets.close();
+      target.closeAllConnections();
+      target.close();
+      await proxy.close();
+    }
   });
 });
 

@@ -30,11 +30,12 @@ describe("the import rules of README's Layout", () => {
       checks: [],
       assertions: [],
       protocol: ['checks'],
-      runtimes: ['checks'],
+      config: ['observability'],
+      runtimes: ['checks', 'config'],
       observability: ['checks', 'protocol'],
       executors: ['checks', 'assertions', 'runtimes'],
-      server: ['checks', 'protocol'],
-      agent: ['checks', 'executors', 'observability', 'protocol', 'runtimes', '.'],
+      server: ['checks', 'config', 'observability', 'protocol'],
+      agent: ['checks', 'config', 'executors', 'observability', 'protocol', 'runtimes', '.'],
     };
     const broken = edges
       .filter(([from, to]) => top(from) !== top(to) && top(from) in allowed)

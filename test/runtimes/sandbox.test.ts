@@ -2,6 +2,7 @@ import { chmod, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SettingsError } from '../../src/config/env.js';
 import {
   acquireRunUser,
   createRunFolder,
@@ -225,15 +226,10 @@ describe.runIf(isRoot)('script users from the environment of an agent running as
     expect(usersOf({ VANTAGE_SCRIPT_USER: 'same' })).toEqual({ mode: 'agent', warning: null });
   });
 
-  it('fall back to the default users per run, naming the setting and its rule, when the range is mistyped', () => {
-    expect(usersOf({ VANTAGE_SCRIPT_USERS: '20063-20000' })).toEqual({
-      mode: 'per-run',
-      first: 60600,
-      last: 60855,
-      via: null,
-      warning:
-        'VANTAGE_SCRIPT_USERS: must be FIRST-LAST, a range of uids above 0 (got "20063-20000"); scripts run as uids 60600-60855',
-    });
+  it('are refused, naming the setting and its rule, when the range is mistyped (no fallback)', () => {
+    expect(() => usersOf({ VANTAGE_SCRIPT_USERS: '20063-20000' })).toThrow(
+      new SettingsError(['VANTAGE_SCRIPT_USERS: must be FIRST-LAST, a range of uids above 0']),
+    );
   });
 
   it("keep two runs at once apart: neither reads the other's environment, nothing outlives its run", async () => {

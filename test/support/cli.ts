@@ -9,10 +9,13 @@ export interface CliRun {
   stderr: string;
 }
 
-/** Runs the real `vantage` command (from source, through tsx) and collects its output; `prefix` wraps it (setpriv …). */
+/**
+ * Runs the real `vantage` command (from source, through tsx) and collects its output; `prefix` wraps it (setpriv …);
+ * after `timeoutMs` it is killed (SIGKILL).
+ */
 export function runCli(
   args: string[],
-  options: { cwd?: string; env?: NodeJS.ProcessEnv; prefix?: readonly string[] } = {},
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; prefix?: readonly string[]; timeoutMs?: number } = {},
 ): Promise<CliRun> {
   return new Promise((resolve, reject) => {
     const [file, ...argv] = [
@@ -23,6 +26,8 @@ export function runCli(
       cwd: options.cwd ?? root,
       env: { ...process.env, ...options.env },
       stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: options.timeoutMs,
+      killSignal: 'SIGKILL',
     });
     let stdout = '';
     let stderr = '';

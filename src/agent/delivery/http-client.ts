@@ -3,7 +3,7 @@ import { type Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { type Dispatcher, request } from 'undici';
 import type { AgentConfig } from '../config.js';
-import { httpDispatcher } from '../connection/proxy.js';
+import { ProxyDispatcher } from '../connection/proxy.js';
 
 export interface HttpAnswer {
   status: number;
@@ -22,7 +22,7 @@ export class ControlPlaneHttp {
     private readonly config: Pick<AgentConfig, 'apiUrl' | 'apiKey' | 'accountId' | 'proxy'>,
     private readonly agentId?: string,
   ) {
-    this.dispatcher = httpDispatcher(config.proxy);
+    this.dispatcher = new ProxyDispatcher(config.proxy);
   }
 
   /** Headers every agent request and the WebSocket upgrade carry. */

@@ -9,8 +9,9 @@ import {
   type Variable,
   VariableSet,
 } from '../../checks/index.js';
+import { parseEnv, problemLines } from '../../config/env.js';
 import { runCheckSession } from '../../executors/run/session.js';
-import { scriptSettingsFromEnv, scriptUsersWarning } from '../../runtimes/index.js';
+import { SANDBOX_ENV, type SandboxEnv, scriptSettingsOf, scriptUsersWarning } from '../../runtimes/index.js';
 import { REPORTERS, type ReporterName } from '../reporters/index.js';
 import { loadCheckFiles, parseEnvAssignment } from './load.js';
 
@@ -33,8 +34,8 @@ const FAILING = new Set(['FAILED', 'TIMED_OUT']);
 export class UsageError extends Error {}
 
 /**
- * `vantage run FILE…`: validates every check of every file (nothing runs if any is invalid), runs the matching
- * ones under the concurrency limit, and reports each session as it finishes.
+ * `vantage run FILE…`: validates the sandbox's environment settings and every check of every file (nothing runs
+ * if any is invalid), runs the matching ones under the concurrency limit, and reports each session as it finishes.
  * @returns the exit status
  */
 export async function runCommand(
@@ -42,6 +43,11 @@ export async function runCommand(
   options: RunCommandOptions,
   io: { stdout: (text: string) => void; stderr: (text: string) => void; signal?: AbortSignal },
 ): Promise<number> {
+  const sandbox = parseEnv(SANDBOX_ENV, process.env);
+  if (!sandbox.ok) {
+    io.stderr(problemLines(sandbox.problems));
+    return EXIT.unusableInput;
+  }
   let overrides: Variable[];
   let grep: RegExp | undefined;
   try {
@@ -79,7 +85,7 @@ export async function runCommand(
     return EXIT.unusableInput;
   }
 
-  const isolation = isolationWarning();
+  const isolation = isolationWarning(sandbox.values);
   if (isolation) io.stderr(`warning: ${isolation}\n`);
   const shortSecrets = new Set(
     selected.flatMap((check) =>
@@ -115,7 +121,7 @@ export async function runCommand(
 }
 
 /** Why scripts cannot run as other users, when this was asked for (VANTAGE_SCRIPT_USERS, VANTAGE_USER_SWITCH). */
-function isolationWarning(): string | null {
-  if (!process.env.VANTAGE_SCRIPT_USERS && !process.env.VANTAGE_USER_SWITCH) return null;
-  return scriptUsersWarning(scriptSettingsFromEnv().scriptUsers);
+function isolationWarning(sandbox: SandboxEnv): string | null {
+  if (!sandbox.VANTAGE_SCRIPT_USERS && !sandbox.VANTAGE_USER_SWITCH) return null;
+  return scriptUsersWarning(scriptSettingsOf(sandbox).scriptUsers);
 }

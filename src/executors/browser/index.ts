@@ -1,19 +1,14 @@
 import { type ScriptSettings, scriptSettingsFromEnv } from '../../runtimes/index.js';
 import type { Executor } from '../types.js';
-import { type BrowserRunOptions, runBrowserScript } from './run.js';
+import { runBrowserScript } from './run.js';
 
-export type BrowserExecutorOptions = Partial<BrowserRunOptions>;
+export type BrowserExecutorOptions = Partial<ScriptSettings>;
 
 /** The settings of a run: the environment's (see scriptSettingsFromEnv), then the executor's options. */
-function settingsOf(options: BrowserExecutorOptions): BrowserRunOptions {
-  const video = process.env.VANTAGE_BROWSER_VIDEO;
-  const fromEnv: ScriptSettings = scriptSettingsFromEnv();
-  return {
-    ...fromEnv,
-    video: video === 'on' || video === 'retain-on-failure' ? video : 'off',
-    ...options,
-  };
-}
+const settingsOf = (options: BrowserExecutorOptions): ScriptSettings => ({
+  ...scriptSettingsFromEnv(),
+  ...options,
+});
 
 /** BROWSER checks: the script is a Playwright test run against Chromium on the check's runtime. */
 export function createBrowserExecutor(options: BrowserExecutorOptions = {}): Executor<'BROWSER'> {

@@ -1,6 +1,6 @@
 import { chmod, mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { CHROMIUM_ARGS, type RunFolder, type Runtime } from '../../runtimes/index.js';
+import { type BrowserVideo, CHROMIUM_ARGS, type RunFolder, type Runtime } from '../../runtimes/index.js';
 import { ffmpegBrowsersPath } from '../script/video.js';
 import { NO_BROWSER_SCRIPT, runConfigSource } from './run-config.js';
 
@@ -24,7 +24,7 @@ export async function prepareBrowserRun(
   folder: RunFolder,
   script: string,
   runtime: Runtime,
-  browser: { chromium: string | null; video: 'off' | 'on' | 'retain-on-failure'; ffmpegPath: string | null },
+  browser: { chromium: string | null; video: BrowserVideo; ffmpegPath: string | null },
 ): Promise<BrowserRunFiles> {
   const internal = join(folder.root, 'runner');
   await mkdir(internal);

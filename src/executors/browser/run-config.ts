@@ -1,3 +1,5 @@
+import type { BrowserVideo } from '../../runtimes/index.js';
+
 /** The Playwright config of one browser or multi-step run, written into the run's folder. */
 export interface RunConfig {
   /** The script's file name, in the folder of the config. */
@@ -11,7 +13,7 @@ export interface RunConfig {
   /** The browser; for a multi-step run, a stand-in that refuses to start. */
   executablePath: string;
   args: readonly string[];
-  video: 'off' | 'on' | 'retain-on-failure';
+  video: BrowserVideo;
 }
 
 /**

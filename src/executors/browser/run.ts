@@ -21,11 +21,6 @@ import { addPageEvents } from './page-events.js';
 import { prepareBrowserRun } from './prepare.js';
 import { shortenNoBrowserError } from './run-config.js';
 
-export interface BrowserRunOptions extends ScriptSettings {
-  /** Video of every test: off (default), on, or kept only for failed tests. A script may ask with test.use. */
-  video: 'off' | 'on' | 'retain-on-failure';
-}
-
 /**
  * Runs a browser or multi-step script as a Playwright test on the check's runtime: in a run folder of its
  * own, sandboxed, with a fresh browser (none for multi-step) and the check's variables as its environment.
@@ -33,7 +28,7 @@ export interface BrowserRunOptions extends ScriptSettings {
 export async function runBrowserScript(
   check: BrowserCheck | MultiStepCheck,
   context: ExecutionContext,
-  options: BrowserRunOptions,
+  options: ScriptSettings,
 ): Promise<Attempt> {
   const kind = check.checkType;
   const startedAt = new Date();

@@ -22,7 +22,7 @@ export type ScriptUsers =
    * agent switches to it through `via`, a copy of setpriv that may set uids and gids (and that only the agent's
    * group may run).
    */
-  | { mode: 'per-run'; first: number; last: number; via: string | null; warning?: string };
+  | { mode: 'per-run'; first: number; last: number; via: string | null };
 
 /** The user one run's scripts run as. */
 export interface RunUser extends ScriptUser {
@@ -43,37 +43,31 @@ const DOCS = 'docs/browser-checks.md, "Script users"';
  */
 export const DEFAULT_ROOT_SCRIPT_USERS = { first: 60600, last: 60855 } as const;
 
+/** The script-user settings as asked (VANTAGE_SCRIPT_USER, VANTAGE_SCRIPT_USERS, VANTAGE_USER_SWITCH), valid. */
+export interface ScriptUsersAsked {
+  /** `same` for the agent's own user, or the one user of every run. */
+  user?: 'same' | ScriptUser;
+  /** FIRST-LAST: a uid of its own for each run. */
+  range?: { first: number; last: number };
+  /** The program a non-root agent switches users through. */
+  userSwitch?: string;
+}
+
 /**
- * The users from the environment. As root: `VANTAGE_SCRIPT_USERS=FIRST-LAST` gives each run a user of its
- * own, `VANTAGE_SCRIPT_USER=uid:gid` one user for all, nobody otherwise. Not as root: `VANTAGE_SCRIPT_USERS`
- * with `VANTAGE_USER_SWITCH` (the switch program, as the container image has it), when the switch works here;
- * otherwise the agent's own user, with a warning that says what is missing. `VANTAGE_SCRIPT_USER=same` asks
- * for the agent's own user.
+ * The users scripts run as. As root: a range gives each run a user of its own, one user is one user for all, and
+ * without either each run gets a uid of its own from DEFAULT_ROOT_SCRIPT_USERS. Not as root: a range with the switch
+ * program (as the container image has them), when the switch works here; otherwise the agent's own user, with a
+ * warning that says what is missing. `same` asks for the agent's own user.
  */
-export function resolveScriptUsers(env: NodeJS.ProcessEnv): ScriptUsers {
-  if (env.VANTAGE_SCRIPT_USER === 'same') return { mode: 'agent', warning: null };
-  const isRoot = process.getuid?.() === 0;
-  const range = parseRange(env.VANTAGE_SCRIPT_USERS);
-  const fallback = `uids ${DEFAULT_ROOT_SCRIPT_USERS.first}-${DEFAULT_ROOT_SCRIPT_USERS.last}`;
-  if (range instanceof Error) {
-    // A mistyped range must not leave scripts with the agent's rights: as root they get the default range then.
-    if (isRoot) {
-      return {
-        mode: 'per-run',
-        ...DEFAULT_ROOT_SCRIPT_USERS,
-        via: null,
-        warning: `${range.message}; scripts run as ${fallback}`,
-      };
-    }
-    return { mode: 'agent', warning: `${range.message}; scripts run as the agent's own user` };
-  }
-  if (isRoot) {
+export function resolveScriptUsers(asked: ScriptUsersAsked): ScriptUsers {
+  if (asked.user === 'same') return { mode: 'agent', warning: null };
+  const { range } = asked;
+  if (process.getuid?.() === 0) {
     if (range) return { mode: 'per-run', ...range, via: null };
-    const fixed = /^(\d+):(\d+)$/.exec(env.VANTAGE_SCRIPT_USER ?? '');
-    if (fixed) return { mode: 'shared', user: { uid: Number(fixed[1]), gid: Number(fixed[2]) } };
+    if (asked.user) return { mode: 'shared', user: asked.user };
     return { mode: 'per-run', ...DEFAULT_ROOT_SCRIPT_USERS, via: null };
   }
-  const via = env.VANTAGE_USER_SWITCH || null;
+  const via = asked.userSwitch ?? null;
   if (!range || !via) {
     return {
       mode: 'agent',
@@ -87,15 +81,20 @@ export function resolveScriptUsers(env: NodeJS.ProcessEnv): ScriptUsers {
   return { mode: 'per-run', ...range, via };
 }
 
-/** `FIRST-LAST` of VANTAGE_SCRIPT_USERS; an Error names what is wrong. */
-export function parseRange(value: string | undefined): { first: number; last: number } | Error | null {
-  if (!value) return null;
-  const match = /^(\d+)-(\d+)$/.exec(value);
-  const [first, last] = match ? [Number(match[1]), Number(match[2])] : [0, -1];
-  if (!match || first < 1 || last < first || last > 4294967294) {
-    return new Error(`VANTAGE_SCRIPT_USERS: must be FIRST-LAST, a range of uids above 0 (got "${value}")`);
-  }
-  return { first, last };
+/** `FIRST-LAST` of VANTAGE_SCRIPT_USERS, a range of uids above 0; null when it is not one. */
+export function parseUidRange(value: string): { first: number; last: number } | null {
+  const match = /^(\d+)-(\d+)$/.exec(value.trim());
+  if (!match) return null;
+  const [first, last] = [Number(match[1]), Number(match[2])];
+  return first >= 1 && last >= first && last <= 4294967294 ? { first, last } : null;
+}
+
+/** VANTAGE_SCRIPT_USER: `same`, or `UID:GID`; null when it is neither. */
+export function parseScriptUser(value: string): 'same' | ScriptUser | null {
+  const trimmed = value.trim();
+  if (trimmed === 'same') return 'same';
+  const fixed = /^(\d+):(\d+)$/.exec(trimmed);
+  return fixed ? { uid: Number(fixed[1]), gid: Number(fixed[2]) } : null;
 }
 
 /** The arguments of the switch program that make the rest of the command line run as `user`. */
@@ -201,9 +200,9 @@ export function perRunUser(uid: number, via: string | null, release: () => void 
   return { uid, gid: uid, via, exclusive: true, release };
 }
 
-/** Why scripts are not kept from the agent as asked, or a setting was ignored; null when all is as asked. */
+/** Why scripts are not kept from the agent as asked; null when all is as asked. */
 export function scriptUsersWarning(users: ScriptUsers): string | null {
-  return users.mode === 'shared' ? null : (users.warning ?? null);
+  return users.mode === 'agent' ? users.warning : null;
 }
 
 /** How to start `argv` as `user` (the agent's own user when null): the program, its arguments, uid and gid. */

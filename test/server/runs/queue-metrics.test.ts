@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serverConfigFromEnv } from '../../../src/server/config.js';
+import { loadServerConfig } from '../../../src/server/config.js';
 import { type RunningServer, startServer } from '../../../src/server/server.js';
 import {
   createApiCheck,
@@ -91,8 +91,10 @@ describe('GET /metrics with METRICS_TOKEN in the server env', () => {
       METRICS_TOKEN: token,
       ...(database ? { DATABASE_URL: database.url } : {}),
     };
+    const loaded = loadServerConfig(env);
+    if (!loaded.ok) throw new Error(loaded.problems.join('\n'));
     running = await startServer({
-      config: serverConfigFromEnv(env),
+      config: loaded.config,
       version: '0.0.0-test',
       runs: { background: false },
     });
