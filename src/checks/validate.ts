@@ -44,7 +44,7 @@ function describeValues(values: readonly unknown[]): string {
 }
 
 /** A sentence stating the rule an issue broke, written for the person who wrote the check. */
-export function describeIssue(issue: z.core.$ZodIssue): string {
+function describeIssue(issue: z.core.$ZodIssue): string {
   switch (issue.code) {
     case 'invalid_type':
       // Issues carry no input unless asked to: zod's own message says whether anything was given.

@@ -29,7 +29,7 @@ export async function writeFileAtomic(
   await syncDirectory(dirname(path));
 }
 
-export async function syncDirectory(dir: string): Promise<void> {
+async function syncDirectory(dir: string): Promise<void> {
   const handle = await open(dir, 'r');
   try {
     await handle.sync();

@@ -99,5 +99,3 @@ export async function startDemoTarget(port = 0, host = '127.0.0.1'): Promise<Dem
       }),
   };
 }
-
-export const DEMO_CREDENTIALS = { user: DEMO_USER, password: DEMO_PASSWORD };

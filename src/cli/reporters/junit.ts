@@ -16,7 +16,7 @@ export function junitReporter({ output }: ReporterOptions): Reporter {
   };
 }
 
-export function junitXml(sessions: readonly CheckSession[]): string {
+function junitXml(sessions: readonly CheckSession[]): string {
   const failures = sessions.filter((s) => FAILING.has(s.status)).length;
   const skipped = sessions.filter((s) => s.status === 'CANCELLED').length;
   const seconds = (ms: number) => (ms / 1000).toFixed(3);

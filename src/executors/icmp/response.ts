@@ -9,7 +9,7 @@ const round = (value: number, decimals: number) => Number(value.toFixed(decimals
 const ms = (value: number) => round(value, 3);
 
 /** min/avg/max and the sample standard deviation (as ping's summary shows it) of round-trip times in ms. */
-export function latencyOf(rtts: readonly number[]): Latency {
+function latencyOf(rtts: readonly number[]): Latency {
   const n = rtts.length;
   if (n === 0) return { avg: null, min: null, max: null, stdDev: null };
   const avg = rtts.reduce((sum, rtt) => sum + rtt, 0) / n;

@@ -1,5 +1,5 @@
 /** Quotes a word for /bin/sh. */
-export function shellQuote(word: string): string {
+function shellQuote(word: string): string {
   return /^[A-Za-z0-9_./:=@%+-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 

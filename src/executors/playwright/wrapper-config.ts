@@ -19,7 +19,7 @@ export interface WrapperConfig {
  * reporters (JSON for the result, HTML as an artifact, the log) and, for Chromium projects that name no
  * browser executable, the system's Chromium. Relative paths of the suite's config keep their meaning.
  */
-export function wrapperConfigSource(config: WrapperConfig): string {
+function wrapperConfigSource(config: WrapperConfig): string {
   const browser = { executablePath: config.executablePath, args: config.args };
   const reporter = [
     ['json', { outputFile: config.reportFile }],

@@ -16,7 +16,7 @@ export function slug(text: string, max: number): string {
 }
 
 /** A name no other artifact of the run has, ending like `path` (`.png`, `.zip`, …). */
-export function uniqueName(wanted: string, extension: string, taken: Set<string>): string {
+function uniqueName(wanted: string, extension: string, taken: Set<string>): string {
   const ext = slug(extension, 16);
   const base = slug(wanted, NAME_MAX - ext.length - 6) || 'artifact';
   let name = `${base}${ext ? `.${ext}` : ''}`;

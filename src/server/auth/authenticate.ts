@@ -20,7 +20,7 @@ export function bearerOf(request: FastifyRequest): string | null {
 }
 
 /** Finds an active key by its hash. */
-export async function lookupKey(db: Db, key: string): Promise<AuthContext | null> {
+async function lookupKey(db: Db, key: string): Promise<AuthContext | null> {
   const [row] = await db.query<KeyRow>(
     `SELECT k.id, k.account_id, k.kind, k.private_location_id, l.slug_name
        FROM api_keys k LEFT JOIN private_locations l ON l.id = k.private_location_id

@@ -1,9 +1,6 @@
 import { AGENT_PATHS } from '../../protocol/index.js';
 import { bundleIdOf } from './store.js';
 
-/** Where an agent fetches the bundle of a run it holds, with its own private-location key. */
-export const agentBundlePath = AGENT_PATHS.bundle;
-
 /**
  * The check as an agent receives it: a `bundle:<id>` reference becomes the URL of the run's bundle on this
  * control plane (served only to the run's location, so the URL carries no credential).
@@ -14,5 +11,5 @@ export function withBundleUrl(
   publicUrl: string,
 ): Record<string, unknown> {
   if (bundleIdOf(check.codeBundlePath) === null) return check;
-  return { ...check, codeBundlePath: `${publicUrl}${agentBundlePath(runId)}` };
+  return { ...check, codeBundlePath: `${publicUrl}${AGENT_PATHS.bundle(runId)}` };
 }

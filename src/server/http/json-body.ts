@@ -8,7 +8,7 @@ export const MAX_JSON_DEPTH = 100;
  * How deep a JSON text nests, counted without parsing (brackets inside strings do not count), stopping as soon as
  * it passes `limit`: recursive code further on (validation, the store's JSON) never sees a deeper value.
  */
-export function jsonDepthOver(text: string, limit: number): boolean {
+function jsonDepthOver(text: string, limit: number): boolean {
   let depth = 0;
   let inString = false;
   for (let i = 0; i < text.length; i++) {

@@ -26,11 +26,6 @@ export const paginationFields = {
   limit: z.coerce.number().int().min(1).max(100).default(100).describe('Items per page, 1 to 100'),
 };
 
-export function pageOf<T>(items: T[], page: { page: number; limit: number }): T[] {
-  const start = (page.page - 1) * page.limit;
-  return items.slice(start, start + page.limit);
-}
-
 /** A query parameter that may be given once or repeated (`?tag=a&tag=b`). */
 export const repeatable = z
   .union([z.string(), z.array(z.string())])

@@ -21,7 +21,7 @@ export interface SessionPlan {
 }
 
 /** The payload every run of a check carries: the merged check, inherited variables, client certificates. */
-export function runPayloadOf(plan: SessionPlan, context: AccountRunContext): RunPayload {
+function runPayloadOf(plan: SessionPlan, context: AccountRunContext): RunPayload {
   return {
     runSource: plan.runSource,
     check: plan.check.definition,

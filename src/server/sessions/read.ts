@@ -9,7 +9,7 @@ export function checkSessionLink(publicUrl: string, sessionId: string): string {
 }
 
 /** The check-session record of docs/checks.md; status RUNNING and the time so far while it runs. */
-export async function checkSessionRecord(
+async function checkSessionRecord(
   db: Db,
   session: SessionRow,
   publicUrl: string,

@@ -22,7 +22,7 @@ export const targetSchema = z
 export type Target = z.infer<typeof targetSchema>;
 
 /** matchTags is an OR of AND-groups; a tag written `!tag` must be absent. */
-export function matchesTags(tags: readonly string[], matchTags: readonly (readonly string[])[]): boolean {
+function matchesTags(tags: readonly string[], matchTags: readonly (readonly string[])[]): boolean {
   return matchTags.some((group) =>
     group.every((tag) => (tag.startsWith('!') ? !tags.includes(tag.slice(1)) : tags.includes(tag))),
   );

@@ -6,12 +6,12 @@
 const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 const UNSTORABLE_ALL = new RegExp(UNSTORABLE.source, 'g');
 
-export function isUnstorable(text: string): boolean {
+function isUnstorable(text: string): boolean {
   return UNSTORABLE.test(text);
 }
 
 /** Why a text cannot be stored, for a validation message. */
-export function unstorableReason(text: string): string {
+function unstorableReason(text: string): string {
   return text.includes('\u0000')
     ? 'must not contain the NUL character (\\u0000)'
     : 'must be well-formed Unicode: a lone surrogate (\\ud800-\\udfff) is not allowed';

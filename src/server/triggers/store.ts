@@ -36,7 +36,7 @@ export const triggerResponseSchema = z.object({
 });
 
 /** The URL that runs the trigger: `{PUBLIC_URL}/checks/{checkId}/trigger/{token}` (Checkly's form). */
-export function triggerUrl(publicUrl: string, target: TriggerTarget, token: string): string {
+function triggerUrl(publicUrl: string, target: TriggerTarget, token: string): string {
   return target.kind === 'check'
     ? `${publicUrl}/checks/${target.checkId}/trigger/${token}`
     : `${publicUrl}/check-groups/${target.groupId}/trigger/${token}`;

@@ -14,7 +14,7 @@ export interface AccountVariable {
 }
 
 /** Keys are what `{{KEY}}` placeholders can name (src/checks/variables.ts). */
-export const variableKeySchema = z
+const variableKeySchema = z
   .string()
   .min(1)
   .max(128)
