@@ -69,8 +69,9 @@ export class AgentProcess {
     }
   }
 
+  /** Waits for the start: from source through tsx on a loaded 2-core machine that can take many seconds. */
   async healthPort(): Promise<number> {
-    const started = await this.waitForLog('agent started', (l) => l.msg === 'agent started');
+    const started = await this.waitForLog('agent started', (l) => l.msg === 'agent started', 60_000);
     return started.healthPort as number;
   }
 
