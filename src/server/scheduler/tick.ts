@@ -13,6 +13,9 @@ import { toNumber } from '../store/rows.js';
 /** How many due checks one transaction claims and schedules. */
 export const CLAIM_BATCH = 500;
 
+/** How many claim transactions of one tick run at once on PostgreSQL. */
+const PARALLEL_BATCHES = 3;
+
 /** Whether any check is due: the one index probe of an idle tick. */
 const ANY_DUE =
   'SELECT next_due_at FROM check_schedules WHERE active AND next_due_at <= $1 ORDER BY next_due_at LIMIT 1';
@@ -55,10 +58,15 @@ export async function scheduleDueChecks(db: Db, now: Date): Promise<RunEffects> 
   const effects = new RunEffects();
   if ((await db.query(ANY_DUE, [now])).length === 0) return effects;
   const memory = new TickMemory(now);
-  for (;;) {
-    const claimed = await transact(db, (tx) => scheduleBatch(tx, now, memory, effects));
-    if (claimed < CLAIM_BATCH) return effects;
-  }
+  const batch = () => transact(db, (tx) => scheduleBatch(tx, now, memory, effects));
+  if ((await batch()) < CLAIM_BATCH) return effects;
+  // More than a batch is due: on PostgreSQL several transactions claim at once (SKIP LOCKED keeps their claims
+  // apart), so the store's work on one overlaps the server's on the next; PGlite has one connection.
+  const batches = async () => {
+    while ((await batch()) === CLAIM_BATCH) {}
+  };
+  await Promise.all(Array.from({ length: db.kind === 'postgres' ? PARALLEL_BATCHES : 1 }, batches));
+  return effects;
 }
 
 /** Claims up to CLAIM_BATCH due checks and makes their sessions; returns how many it claimed. */
