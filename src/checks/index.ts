@@ -9,6 +9,7 @@ export * from './outcome.js';
 export * from './results.js';
 export * from './retry.js';
 export * from './run-secrets.js';
+export * from './schedule.js';
 export * from './secrets.js';
 export * from './shared.js';
 export * from './validate.js';

@@ -36,6 +36,9 @@ export const retryStrategySchema = z.strictObject({
 export type RetryStrategy = z.infer<typeof retryStrategySchema>;
 
 /** Values a setting may take, with the message that names them. */
+/** The most days before a certificate expires at which a check's settings or a channel can alert. */
+export const SSL_ALERT_MAX_DAYS = 30;
+
 const oneOf = (values: readonly number[]) =>
   z.number().refine((v) => values.includes(v), { message: `must be one of ${values.join(', ')}` });
 
@@ -51,7 +54,7 @@ export const alertSettingsSchema = z.strictObject({
     .strictObject({ enabled: z.boolean(), percentage: oneOf([10, 20, 30, 40, 50, 60, 70, 80, 90, 100]) })
     .optional(),
   sslCertificates: z
-    .strictObject({ enabled: z.boolean(), alertThreshold: z.number().int().min(1).max(30) })
+    .strictObject({ enabled: z.boolean(), alertThreshold: z.number().int().min(1).max(SSL_ALERT_MAX_DAYS) })
     .optional(),
 });
 export type AlertSettingsInput = z.infer<typeof alertSettingsSchema>;

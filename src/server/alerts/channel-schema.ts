@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { HTTP_METHODS, keyValueSchema } from '../../checks/index.js';
+import { HTTP_METHODS, keyValueSchema, SSL_ALERT_MAX_DAYS } from '../../checks/index.js';
 import { templateProblem } from './template.js';
 
 export const ALERT_CHANNEL_TYPES = [
@@ -95,7 +95,7 @@ export const alertChannelSchema = z
     sendFailure: z.boolean().default(true),
     sendDegraded: z.boolean().default(false),
     sslExpiry: z.boolean().default(false),
-    sslExpiryThreshold: z.number().int().min(1).max(30).default(30),
+    sslExpiryThreshold: z.number().int().min(1).max(SSL_ALERT_MAX_DAYS).default(SSL_ALERT_MAX_DAYS),
     autoSubscribe: z.boolean().default(false),
     /** When given, the channel's subscribers become exactly these. */
     subscriptions: z.array(subscriptionInputSchema).optional(),

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { RunSource } from '../../checks/index.js';
+import { type RunSource, SSL_ALERT_MAX_DAYS } from '../../checks/index.js';
 import { activeMaintenance, maintenanceTagsOf, matchesAny } from '../maintenance/active.js';
 import { loadChecks, type StoredRunnableCheck } from '../sessions/checks.js';
 import { effectiveCheck } from '../sessions/effective.js';
@@ -10,7 +10,7 @@ import { enqueueNotifications, type NewNotification } from './outbox.js';
 import { sessionOutcome, soonestExpiry, tellingResult } from './session-outcome.js';
 import { type AlertSettings, effectiveAlertSettings } from './settings.js';
 import { type AlertType, afterSession, type StepInput } from './state-machine.js';
-import { lockAlertState, saveAlertState } from './state-store.js';
+import { calmPassingState, lockAlertState, saveAlertState } from './state-store.js';
 import { type AlertVariables, alertTitle, alertVariables, type CheckFacts } from './variables.js';
 
 const DAY_MS = 86_400_000;
@@ -144,6 +144,27 @@ async function certificateAlert(
 }
 
 /**
+ * Whether a finished session changes nothing and sends nothing, known from one read: it PASSED (so no location
+ * failed or degraded, whatever the check's settings), its check's state is calm PASSING (which a pass leaves as
+ * it is), and no certificate alert is possible (none seen within the largest threshold, or one sent within a
+ * day). Read without the state's lock: a session finishing at the same time is then simply counted after this one.
+ */
+async function passesCalmly(
+  tx: Db,
+  session: SessionRow,
+  status: SessionRow['status'],
+  finals: readonly ResultRow[],
+  now: Date,
+): Promise<boolean> {
+  if (status !== 'PASSED') return false;
+  const calm = await calmPassingState(tx, session.account_id, session.check_id);
+  if (!calm) return false;
+  const expiry = soonestExpiry(finals);
+  if (!expiry || expiry.daysRemaining > SSL_ALERT_MAX_DAYS) return true;
+  return calm.sslAlertedAt !== null && now.getTime() - new Date(calm.sslAlertedAt).getTime() < DAY_MS;
+}
+
+/**
  * Applies a finished session to its check's alert state, in the transaction that finishes the session: the state
  * moves, and what it sends is written to the outbox in the same commit (docs/alerting.md, Delivery).
  */
@@ -155,6 +176,7 @@ export async function alertOnFinishedSession(
   now: Date,
 ): Promise<void> {
   if (!countsForAlerting(session)) return;
+  if (await passesCalmly(tx, session, status, finals, now)) return;
   const check = await alertingCheck(tx, session.account_id, session.check_id, now);
   if (!check) return;
   const outcome = sessionOutcome({ status }, finals, check.runParallel, check.settings);

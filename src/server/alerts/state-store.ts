@@ -59,6 +59,26 @@ export async function lockAlertState(
   return stateOf(row as Row);
 }
 
+/**
+ * Whether a check's state is calm PASSING — no failure counted, no episode, nothing to remind of or tell again —
+ * and, if so, when it last had an SSL alert (`{sslAlertedAt}`); null otherwise or when it has no state yet.
+ * A PASSED session leaves such a state as it is.
+ */
+export async function calmPassingState(
+  db: Db,
+  accountId: string,
+  checkId: string,
+): Promise<{ sslAlertedAt: Date | null } | null> {
+  const [row] = await db.query<{ ssl_alerted_at: Date | null }>(
+    `SELECT ssl_alerted_at FROM alert_states
+      WHERE account_id = $1 AND check_id = $2 AND state = 'PASSING' AND failed_sessions = 0
+        AND failing_since IS NULL AND escalate_at IS NULL AND episode_id IS NULL AND NOT episode_sent
+        AND reminders_sent = 0 AND next_reminder_at IS NULL AND last_variables IS NULL`,
+    [accountId, checkId],
+  );
+  return row ? { sslAlertedAt: row.ssl_alerted_at } : null;
+}
+
 /** Locks the state when no other replica holds it; null when one does, or when it is gone. */
 export async function tryLockAlertState(
   tx: Db,

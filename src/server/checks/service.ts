@@ -16,6 +16,7 @@ import { deleteTrigger } from '../triggers/store.js';
 import { pathOfKind } from './kinds.js';
 import { referenceProblems } from './references.js';
 import { deleteCheckRow, getCheck, insertCheck, type StoredCheck, updateCheck } from './repository.js';
+import { syncScheduleRows } from './schedule-row.js';
 import { withoutResponseFields } from './schemas.js';
 
 type Stored = Check & { id: string };
@@ -49,6 +50,7 @@ export async function createCheck(
     );
     const stored = await insertCheck(tx, accountId, check);
     if (check.checkType === 'HEARTBEAT') await createPingToken(tx, accountId, check.id);
+    await syncScheduleRows(tx, accountId, [check.id]);
     return stored;
   });
 }
@@ -94,7 +96,9 @@ export async function updateCheckFromBody(
     throwIfAny(problems);
     const check = parsed.data as Stored;
     await checkReferences(tx, accountId, check);
-    return updateCheck(tx, accountId, check);
+    const updated = await updateCheck(tx, accountId, check);
+    await syncScheduleRows(tx, accountId, [check.id]);
+    return updated;
   });
 }
 

@@ -4,6 +4,7 @@ import { problemsOf } from '../../checks/index.js';
 import { subscriptionsForNew } from '../alerts/subscriptions.js';
 import { referenceProblems } from '../checks/references.js';
 import { checkIdsInGroup } from '../checks/repository.js';
+import { syncScheduleRows } from '../checks/schedule-row.js';
 import { conflict, notFound, validationError } from '../common/errors.js';
 import { maskVariables, mergeUpdate, restoreMaskedValues } from '../common/merge.js';
 import type { Db } from '../store/db.js';
@@ -84,7 +85,12 @@ export async function updateGroupFromBody(
     if (!parsed.success) throw validationError('body', problemsOf(parsed.error));
     const definition = definitionOf(parsed.data);
     await checkReferences(tx, accountId, definition);
-    return updateGroup(tx, accountId, id, definition);
+    const updated = await updateGroup(tx, accountId, id, definition);
+    // A deactivated group stops the scheduling of its checks.
+    if (definition.activated !== stored.definition.activated) {
+      await syncScheduleRows(tx, accountId, await checkIdsInGroup(tx, accountId, id));
+    }
+    return updated;
   });
 }
 

@@ -37,22 +37,3 @@ export function matchesAny(tags: Iterable<string>, among: Set<string>): boolean 
 export function maintenanceTagsOf(check: { tags: string[]; group: { tags?: string[] } | null }): string[] {
   return [...check.tags, ...(check.group?.tags ?? [])];
 }
-
-/** The ids of the checks whose scheduled runs a window in progress pauses. */
-export async function pausedCheckIds(
-  db: Db,
-  checks: readonly { id: string; accountId: string; tags: string[]; group: { tags?: string[] } | null }[],
-  now: Date,
-): Promise<Set<string>> {
-  const paused = new Set<string>();
-  const byAccount = new Map<string, ActiveMaintenance>();
-  for (const check of checks) {
-    let active = byAccount.get(check.accountId);
-    if (!active) {
-      active = await activeMaintenance(db, check.accountId, now);
-      byAccount.set(check.accountId, active);
-    }
-    if (matchesAny(maintenanceTagsOf(check), active.pausedTags)) paused.add(check.id);
-  }
-  return paused;
-}

@@ -20,31 +20,32 @@ export interface NewRun {
   chainStartedAt?: Date | null;
 }
 
-/** Puts runs in their locations' queues; returns their ids. */
+/** Puts runs in their locations' queues with one statement; returns their ids, in order. */
 export async function enqueueRuns(db: Db, runs: readonly NewRun[]): Promise<string[]> {
-  const ids: string[] = [];
-  for (const run of runs) {
-    const id = randomUUID();
-    await db.query(
-      `INSERT INTO runs (id, account_id, session_id, check_id, location, slot_class, check_type, attempt, status,
-                         payload, scheduled_at, not_before, expires_at, chain_started_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'queued', $9::jsonb, $10, $10, $11, $12)`,
-      [
-        id,
-        run.accountId,
-        run.sessionId,
-        run.checkId,
-        run.location,
-        slotClassOf(run.checkType),
-        run.checkType,
-        run.attempt,
-        jsonParam(run.payload),
-        run.dueAt,
-        addMs(run.dueAt, RUN_EXPIRY_MS),
-        run.chainStartedAt ?? null,
-      ],
-    );
-    ids.push(id);
-  }
-  return ids;
+  if (runs.length === 0) return [];
+  const rows = runs.map((run) => ({
+    id: randomUUID(),
+    account_id: run.accountId,
+    session_id: run.sessionId,
+    check_id: run.checkId,
+    location: run.location,
+    slot_class: slotClassOf(run.checkType),
+    check_type: run.checkType,
+    attempt: run.attempt,
+    payload: run.payload,
+    due_at: run.dueAt,
+    expires_at: addMs(run.dueAt, RUN_EXPIRY_MS),
+    chain_started_at: run.chainStartedAt ?? null,
+  }));
+  await db.query(
+    `INSERT INTO runs (id, account_id, session_id, check_id, location, slot_class, check_type, attempt, status,
+                       payload, scheduled_at, not_before, expires_at, chain_started_at)
+     SELECT id, account_id, session_id, check_id, location, slot_class, check_type, attempt, 'queued',
+            payload, due_at, due_at, expires_at, chain_started_at
+       FROM jsonb_to_recordset($1::jsonb) AS r(id text, account_id text, session_id text, check_id text,
+            location text, slot_class text, check_type text, attempt integer, payload jsonb, due_at timestamptz,
+            expires_at timestamptz, chain_started_at timestamptz)`,
+    [jsonParam(rows)],
+  );
+  return rows.map((row) => row.id);
 }

@@ -14,7 +14,7 @@ import { expireUntakenRuns, reapLostLeases } from '../sessions/reaper.js';
 import type { RunsContext } from '../sessions/runs-context.js';
 import type { Db } from '../store/db.js';
 import { minuteOf, sampleLocationMetrics } from './metrics.js';
-import { type ClaimMemory, pruneScheduleSlots, scheduleDueChecks } from './tick.js';
+import { scheduleDueChecks } from './tick.js';
 
 /** Timings and the clock of the run machinery; tests inject a clock and short intervals. */
 export interface RunServiceOptions {
@@ -38,7 +38,8 @@ export interface RunServiceOptions {
 }
 
 const DEFAULTS = {
-  schedulerTickMs: 1000,
+  // An idle tick is one index probe: ticking often keeps runs close to the start of their intervals.
+  schedulerTickMs: 100,
   reaperTickMs: 1000,
   metricsTickMs: 1000,
   dispatchPollMs: 1000,
@@ -68,7 +69,6 @@ export class RunServices implements RunsContext {
   private readonly deliveryLoop: Loop;
   private readonly log: FastifyBaseLogger;
   private readonly background: boolean;
-  private readonly claims: ClaimMemory = new Map();
   private sampledMinute = -1;
 
   constructor(
@@ -152,9 +152,9 @@ export class RunServices implements RunsContext {
     while ((await this.alerts.deliverDue()) > 0) {}
   }
 
-  /** Schedules the due interval of every activated check (once across restarts and replicas). */
+  /** Schedules the current interval of every due check (once across restarts and replicas). */
   async scheduleTick(): Promise<void> {
-    this.publish(await scheduleDueChecks(this.db, this.clock(), this.claims));
+    this.publish(await scheduleDueChecks(this.db, this.clock()));
   }
 
   /** Requeues runs whose lease ran out and expires runs no agent took in time. */
@@ -169,7 +169,6 @@ export class RunServices implements RunsContext {
     const minute = minuteOf(now).getTime();
     if (minute === this.sampledMinute) return;
     await sampleLocationMetrics(this.db, now);
-    await pruneScheduleSlots(this.db, now);
     this.sampledMinute = minute;
   }
 

@@ -1,86 +1,103 @@
-import { randomUUID } from 'node:crypto';
-import { pausedCheckIds } from '../maintenance/active.js';
+import { PerAccount } from '../common/per-account.js';
+import { activeMaintenance, maintenanceTagsOf, matchesAny } from '../maintenance/active.js';
 import { RunEffects } from '../queue/events.js';
 import { transact } from '../queue/transact.js';
 import { loadChecks } from '../sessions/checks.js';
-import { createCheckSession } from '../sessions/create.js';
-import { type EffectiveCheck, effectiveCheck } from '../sessions/effective.js';
-import { locationsOrFallback, sessionLocations } from '../sessions/locations.js';
-import { type AccountRunContext, accountRunContext } from '../sessions/run-context.js';
+import { createCheckSessions, type PlannedSession } from '../sessions/create.js';
+import { effectiveCheck } from '../sessions/effective.js';
+import { fallbackLocations, locationsOrFallback, sessionLocations } from '../sessions/locations.js';
+import { accountRunContext } from '../sessions/run-context.js';
 import type { Db } from '../store/db.js';
-import { type Interval, intervalAt, scheduleOf } from './intervals.js';
+import { toNumber } from '../store/rows.js';
 
-/** The intervals this server already claimed or saw claimed, by check: spares the store a claim per tick. */
-export type ClaimMemory = Map<string, number>;
+/** How many due checks one transaction claims and schedules. */
+export const CLAIM_BATCH = 500;
+
+/** How many claim transactions of one tick run at once on PostgreSQL. */
+const PARALLEL_BATCHES = 3;
+
+/** Whether any check is due: the one index probe of an idle tick. */
+const ANY_DUE =
+  'SELECT next_due_at FROM check_schedules WHERE active AND next_due_at <= $1 ORDER BY next_due_at LIMIT 1';
 
 /**
- * Schedules the current interval of every activated check, once: the interval is claimed in `schedule_slots`
- * (INSERT … ON CONFLICT DO NOTHING) in the same transaction that makes its session and runs, so a restart or a
- * second replica never schedules it again. Intervals that ended while no server ran are not made up for, nor are
- * those a maintenance window paused.
+ * Claims due checks: each row's next-due time moves to the start of the interval after the one that contains now
+ * (`intervalAt` of src/checks/schedule.ts, in SQL), and the number of the claimed interval comes back. Rows another
+ * transaction holds are skipped, so two replicas never claim one interval.
  */
-export async function scheduleDueChecks(db: Db, now: Date, memory: ClaimMemory): Promise<RunEffects> {
-  const effects = new RunEffects();
-  const stored = (await loadChecks(db, { activatedOnly: true })).filter((c) => c.checkType !== 'HEARTBEAT');
-  const paused = await pausedCheckIds(db, stored, now);
-  const checks = stored
-    .filter((c) => !paused.has(c.id))
-    .map(effectiveCheck)
-    .filter((c) => c.scheduled);
-  const contexts = new Map<string, AccountRunContext>();
-  const seen = new Set<string>();
-  for (const check of checks) {
-    seen.add(check.id);
-    const interval = intervalAt(scheduleOf(check.frequency, check.frequencyOffset), now);
-    if (memory.get(check.id) === interval.start.getTime()) continue;
-    let context = contexts.get(check.accountId);
-    if (!context) {
-      context = await accountRunContext(db, check.accountId);
-      contexts.set(check.accountId, context);
-    }
-    await claimInterval(db, check, interval, context, now, effects);
-    memory.set(check.id, interval.start.getTime());
+const CLAIM_DUE = `
+WITH due AS MATERIALIZED (
+  SELECT check_id FROM check_schedules
+   WHERE active AND next_due_at <= $1
+   ORDER BY next_due_at LIMIT $3
+   FOR UPDATE SKIP LOCKED
+)
+UPDATE check_schedules s
+   SET next_due_at = timestamptz 'epoch'
+       + interval '1 millisecond' * ((($2::bigint - s.shift_ms) / s.period_ms + 1) * s.period_ms + s.shift_ms)
+  FROM due WHERE s.check_id = due.check_id
+RETURNING s.check_id, ($2::bigint - s.shift_ms) / s.period_ms AS interval_index`;
+
+/** What a tick reads once per account, whatever the number of its due checks. */
+class TickMemory {
+  readonly contexts = new PerAccount(accountRunContext);
+  readonly fallbacks = new PerAccount(fallbackLocations);
+  readonly maintenance: PerAccount<Awaited<ReturnType<typeof activeMaintenance>>>;
+  constructor(now: Date) {
+    this.maintenance = new PerAccount((db, accountId) => activeMaintenance(db, accountId, now));
   }
-  for (const id of memory.keys()) if (!seen.has(id)) memory.delete(id);
+}
+
+/**
+ * Schedules the current interval of every due check, once (docs/control-plane.md, Scheduling): due rows of
+ * `check_schedules` are claimed a batch at a time, each batch in one transaction with the sessions and runs it
+ * makes, so a crash never leaves a claimed interval without its session. A claimed interval of a check that a
+ * maintenance window pauses (or whose group was deactivated) is skipped: claimed, no session.
+ */
+export async function scheduleDueChecks(db: Db, now: Date): Promise<RunEffects> {
+  const effects = new RunEffects();
+  if ((await db.query(ANY_DUE, [now])).length === 0) return effects;
+  const memory = new TickMemory(now);
+  const batch = () => transact(db, (tx) => scheduleBatch(tx, now, memory, effects));
+  if ((await batch()) < CLAIM_BATCH) return effects;
+  // More than a batch is due: on PostgreSQL several transactions claim at once (SKIP LOCKED keeps their claims
+  // apart), so the store's work on one overlaps the server's on the next; PGlite has one connection.
+  const batches = async () => {
+    while ((await batch()) === CLAIM_BATCH) {}
+  };
+  await Promise.all(Array.from({ length: db.kind === 'postgres' ? PARALLEL_BATCHES : 1 }, batches));
   return effects;
 }
 
-async function claimInterval(
-  db: Db,
-  check: EffectiveCheck,
-  interval: Interval,
-  context: AccountRunContext,
-  now: Date,
-  effects: RunEffects,
-): Promise<void> {
-  const all = await locationsOrFallback(db, check.accountId, check.locations);
-  const sessionId = randomUUID();
-  await transact(db, async (tx) => {
-    const claimed = await tx.query(
-      `INSERT INTO schedule_slots (check_id, slot_start, session_id) VALUES ($1, $2, $3)
-       ON CONFLICT DO NOTHING RETURNING session_id`,
-      [check.id, interval.start, sessionId],
+/** Claims up to CLAIM_BATCH due checks and makes their sessions; returns how many it claimed. */
+async function scheduleBatch(tx: Db, now: Date, memory: TickMemory, effects: RunEffects): Promise<number> {
+  const claims = await tx.query<{ check_id: string; interval_index: number | string }>(CLAIM_DUE, [
+    now,
+    now.getTime(),
+    CLAIM_BATCH,
+  ]);
+  if (claims.length === 0) return 0;
+  const intervals = new Map(claims.map((c) => [c.check_id, toNumber(c.interval_index)]));
+  const sessions: PlannedSession[] = [];
+  for (const stored of await loadChecks(tx, { ids: [...intervals.keys()] })) {
+    const maintenance = await memory.maintenance.get(tx, stored.accountId);
+    if (matchesAny(maintenanceTagsOf(stored), maintenance.pausedTags)) continue;
+    const check = effectiveCheck(stored);
+    if (!check.scheduled || check.checkType === 'HEARTBEAT') continue;
+    const all = await locationsOrFallback(tx, check.accountId, check.locations, (db, accountId) =>
+      memory.fallbacks.get(db, accountId),
     );
-    if (claimed.length === 0) return;
-    await createCheckSession(
-      tx,
-      {
+    sessions.push({
+      plan: {
         check,
         runSource: 'SCHEDULER',
-        locations: sessionLocations(all, check.runParallel, interval.index),
+        locations: sessionLocations(all, check.runParallel, intervals.get(check.id) as number),
         retryLocations: all,
-        sessionId,
         now,
       },
-      context,
-      effects,
-    );
-  });
-}
-
-/** Claims older than any period (a day) can never be claimed again; dropping them keeps the table small. */
-export async function pruneScheduleSlots(db: Db, now: Date): Promise<void> {
-  await db.query('DELETE FROM schedule_slots WHERE slot_start < $1', [
-    new Date(now.getTime() - 2 * 86_400_000),
-  ]);
+      context: await memory.contexts.get(tx, check.accountId),
+    });
+  }
+  await createCheckSessions(tx, sessions, effects);
+  return claims.length;
 }

@@ -6,7 +6,7 @@ import type { RunPayload } from '../queue/run.js';
 import type { Db } from '../store/db.js';
 import type { EffectiveCheck } from './effective.js';
 import type { AccountRunContext } from './run-context.js';
-import { insertSession } from './store.js';
+import { insertSessions } from './store.js';
 
 export interface SessionPlan {
   check: EffectiveCheck;
@@ -31,40 +31,55 @@ function runPayloadOf(plan: SessionPlan, context: AccountRunContext): RunPayload
   };
 }
 
-/** Makes a RUNNING check session and queues one run per location; returns the session id. */
-export async function createCheckSession(
+/** A session to make, with what its runs inherit from its account. */
+export interface PlannedSession {
+  plan: SessionPlan;
+  context: AccountRunContext;
+}
+
+/**
+ * Makes RUNNING check sessions and queues one run per location of each, with one statement for the sessions and
+ * one for the runs; returns the session ids, in order.
+ */
+export async function createCheckSessions(
   tx: Db,
-  plan: SessionPlan,
-  context: AccountRunContext,
+  sessions: readonly PlannedSession[],
   effects: RunEffects,
-): Promise<string> {
-  const id = plan.sessionId ?? randomUUID();
-  const { check } = plan;
-  await insertSession(tx, {
-    id,
-    account_id: check.accountId,
-    check_id: check.id,
-    check_type: check.checkType,
-    name: check.name,
-    run_source: plan.runSource,
-    run_locations: plan.locations,
-    test_session_id: plan.testSessionId ?? null,
-    started_at: plan.now,
-  });
-  const payload = runPayloadOf(plan, context);
-  await enqueueRuns(
+): Promise<string[]> {
+  const ids = sessions.map(({ plan }) => plan.sessionId ?? randomUUID());
+  await insertSessions(
     tx,
-    plan.locations.map((location) => ({
-      accountId: check.accountId,
-      sessionId: id,
-      checkId: check.id,
-      checkType: check.checkType,
-      location,
-      attempt: 1,
-      payload,
-      dueAt: plan.now,
+    sessions.map(({ plan }, i) => ({
+      id: ids[i] as string,
+      account_id: plan.check.accountId,
+      check_id: plan.check.id,
+      check_type: plan.check.checkType,
+      name: plan.check.name,
+      run_source: plan.runSource,
+      run_locations: plan.locations,
+      test_session_id: plan.testSessionId ?? null,
+      started_at: plan.now,
     })),
   );
-  for (const location of plan.locations) effects.queued(check.accountId, location);
-  return id;
+  await enqueueRuns(
+    tx,
+    sessions.flatMap(({ plan, context }, i) => {
+      const { check } = plan;
+      const payload = runPayloadOf(plan, context);
+      return plan.locations.map((location) => ({
+        accountId: check.accountId,
+        sessionId: ids[i] as string,
+        checkId: check.id,
+        checkType: check.checkType,
+        location,
+        attempt: 1,
+        payload,
+        dueAt: plan.now,
+      }));
+    }),
+  );
+  for (const { plan } of sessions) {
+    for (const location of plan.locations) effects.queued(plan.check.accountId, location);
+  }
+  return ids;
 }

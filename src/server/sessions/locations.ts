@@ -3,17 +3,26 @@ import type { Db } from '../store/db.js';
 /** Where a check that names no location at all runs when the account has no private location. */
 export const DEFAULT_LOCATION = 'us-east-1';
 
-/**
- * The locations of a check, or, when it names none, the account's private locations (a self-hosted account
- * serves its checks there), or DEFAULT_LOCATION.
- */
-export async function locationsOrFallback(db: Db, accountId: string, locations: string[]): Promise<string[]> {
-  if (locations.length > 0) return locations;
+/** Where a check that names no location runs: the account's private locations, else DEFAULT_LOCATION. */
+export async function fallbackLocations(db: Db, accountId: string): Promise<string[]> {
   const rows = await db.query<{ slug_name: string }>(
     'SELECT slug_name FROM private_locations WHERE account_id = $1 ORDER BY created_at, slug_name',
     [accountId],
   );
   return rows.length > 0 ? rows.map((r) => r.slug_name) : [DEFAULT_LOCATION];
+}
+
+/**
+ * The locations of a check, or, when it names none, the account's private locations (a self-hosted account
+ * serves its checks there), or DEFAULT_LOCATION. `fallback` may answer from memory (a tick of many checks).
+ */
+export async function locationsOrFallback(
+  db: Db,
+  accountId: string,
+  locations: string[],
+  fallback: (db: Db, accountId: string) => Promise<string[]> = fallbackLocations,
+): Promise<string[]> {
+  return locations.length > 0 ? locations : fallback(db, accountId);
 }
 
 /** The locations of one session: all at once for runParallel, else the one whose turn it is. */

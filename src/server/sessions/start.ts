@@ -1,10 +1,11 @@
 import type { RunSource } from '../../checks/index.js';
+import { PerAccount } from '../common/per-account.js';
 import type { RunEffects } from '../queue/events.js';
 import type { Db } from '../store/db.js';
-import { createCheckSession } from './create.js';
+import { createCheckSessions, type PlannedSession } from './create.js';
 import type { EffectiveCheck } from './effective.js';
 import { locationsOrFallback, preferredLocation } from './locations.js';
-import { type AccountRunContext, accountRunContext } from './run-context.js';
+import { accountRunContext } from './run-context.js';
 
 export interface StartOptions {
   runSource: RunSource;
@@ -26,14 +27,9 @@ export async function startSessions(
   options: StartOptions,
   effects: RunEffects,
 ): Promise<string[]> {
-  const contexts = new Map<string, AccountRunContext>();
-  const ids: string[] = [];
+  const contexts = new PerAccount(accountRunContext);
+  const sessions: PlannedSession[] = [];
   for (const check of checks) {
-    let context = contexts.get(check.accountId);
-    if (!context) {
-      context = await accountRunContext(tx, check.accountId);
-      contexts.set(check.accountId, context);
-    }
     const all = options.location
       ? [options.location]
       : await locationsOrFallback(tx, check.accountId, check.locations);
@@ -41,21 +37,17 @@ export async function startSessions(
       check.runParallel || all.length === 1
         ? all
         : [await preferredLocation(tx, check.accountId, all, options.now, options.agentFreshMs)];
-    ids.push(
-      await createCheckSession(
-        tx,
-        {
-          check,
-          runSource: options.runSource,
-          locations,
-          retryLocations: all,
-          testSessionId: options.testSessionId ?? null,
-          now: options.now,
-        },
-        context,
-        effects,
-      ),
-    );
+    sessions.push({
+      plan: {
+        check,
+        runSource: options.runSource,
+        locations,
+        retryLocations: all,
+        testSessionId: options.testSessionId ?? null,
+        now: options.now,
+      },
+      context: await contexts.get(tx, check.accountId),
+    });
   }
-  return ids;
+  return createCheckSessions(tx, sessions, effects);
 }

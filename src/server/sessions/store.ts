@@ -39,25 +39,20 @@ export interface TestSessionRow {
   stopped_at: Date | null;
 }
 
-export async function insertSession(
+/** Inserts RUNNING sessions with one statement. */
+export async function insertSessions(
   tx: Db,
-  session: Omit<SessionRow, 'status' | 'stopped_at'>,
+  sessions: readonly Omit<SessionRow, 'status' | 'stopped_at'>[],
 ): Promise<void> {
+  if (sessions.length === 0) return;
   await tx.query(
     `INSERT INTO check_sessions (id, account_id, check_id, check_type, name, status, run_source, run_locations,
                                  test_session_id, started_at)
-     VALUES ($1, $2, $3, $4, $5, 'RUNNING', $6, $7::text[], $8, $9)`,
-    [
-      session.id,
-      session.account_id,
-      session.check_id,
-      session.check_type,
-      session.name,
-      session.run_source,
-      session.run_locations,
-      session.test_session_id,
-      session.started_at,
-    ],
+     SELECT id, account_id, check_id, check_type, name, 'RUNNING', run_source, run_locations, test_session_id,
+            started_at
+       FROM jsonb_to_recordset($1::jsonb) AS s(id text, account_id text, check_id text, check_type text, name text,
+            run_source text, run_locations text[], test_session_id text, started_at timestamptz)`,
+    [jsonParam(sessions)],
   );
 }
 

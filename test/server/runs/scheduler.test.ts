@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { intervalAt, scheduleOf } from '../../../src/server/scheduler/intervals.js';
+import { intervalAt, scheduleOf } from '../../../src/checks/schedule.js';
 import {
   createApiCheck,
   createLocation,

@@ -3,6 +3,7 @@ import { resourceNumbers } from './010-resource-numbers.js';
 import { runs } from './020-runs.js';
 import { codeBundles } from './030-code-bundles.js';
 import { alerts } from './040-alerts.js';
+import { checkSchedules } from './060-check-schedules.js';
 
 export interface Migration {
   name: string;
@@ -10,4 +11,11 @@ export interface Migration {
 }
 
 /** Every migration, in the order they apply; one set for PGlite and PostgreSQL. Never edit one that shipped. */
-export const MIGRATIONS: readonly Migration[] = [core, resourceNumbers, runs, codeBundles, alerts];
+export const MIGRATIONS: readonly Migration[] = [
+  core,
+  resourceNumbers,
+  runs,
+  codeBundles,
+  alerts,
+  checkSchedules,
+];

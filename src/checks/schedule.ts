@@ -1,4 +1,4 @@
-import { frequencyOffsetBounds } from '../../checks/index.js';
+import { frequencyOffsetBounds } from './shared.js';
 
 /** When a check runs: every `periodMs`, at epoch multiples of the period shifted by `shiftMs`. */
 export interface Schedule {
@@ -32,4 +32,16 @@ export function scheduleOf(frequency: number, frequencyOffset: number | undefine
 export function intervalAt(schedule: Schedule, now: Date): Interval {
   const index = Math.floor((now.getTime() - schedule.shiftMs) / schedule.periodMs);
   return { index, start: new Date(index * schedule.periodMs + schedule.shiftMs) };
+}
+
+/**
+ * When a check whose schedule changed is next due: at the first interval of the new schedule that starts after
+ * the last interval claimed under the old one (the one before `nextDueAt`), so a change never runs an interval
+ * twice; an interval that started in the past is due at once. Unchanged schedules keep their next-due time.
+ */
+export function nextDueAfterChange(old: Schedule, nextDueAt: Date, schedule: Schedule): Date {
+  if (old.periodMs === schedule.periodMs && old.shiftMs === schedule.shiftMs) return nextDueAt;
+  const lastClaimedStart = new Date(nextDueAt.getTime() - old.periodMs);
+  const containing = intervalAt(schedule, lastClaimedStart);
+  return new Date(containing.start.getTime() + schedule.periodMs);
 }
