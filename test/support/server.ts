@@ -94,6 +94,8 @@ export interface TestServerOptions {
   logger?: FastifyBaseLogger;
   /** Share the PostgreSQL database of another server (a second replica); it is not dropped on close. */
   databaseUrl?: string;
+  /** VANTAGE_RESULT_RETENTION_DAYS (30 by default). */
+  resultRetentionDays?: number;
 }
 
 export interface TestServer {
@@ -135,6 +137,7 @@ export async function startTestServer(
     bootstrapKey: apiKey,
     trustProxy: options.trustProxy ?? false,
     alerting: { ...LOCAL_ALERTING, ...options.alerting },
+    resultRetentionDays: options.resultRetentionDays ?? 30,
   };
   const launch = (port: number) =>
     startServer({
