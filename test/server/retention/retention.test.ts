@@ -1,7 +1,6 @@
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runArtifactsDir } from '../../../src/server/gateway/artifacts.js';
-import { ALPHA } from '../../../src/server/retention/histogram.js';
 import {
   createApiCheck,
   createLocation,
@@ -12,7 +11,7 @@ import {
   type TestServer,
 } from '../../support/server.js';
 import { TestAgent } from '../runs/agent-client.js';
-import { nearestRank, type ResultToStore, type StoredResult, storeResult } from './support.js';
+import { near, nearestRank, type ResultToStore, type StoredResult, storeResult } from './support.js';
 
 // A clock after today, so that on PostgreSQL the results land in day partitions the job makes (the partition
 // of the store's past, made by migration 050, ends tomorrow).
@@ -48,20 +47,13 @@ describe.each(STORES)('results past their retention, and their rollups (%s)', (s
   /** What a rollup of these results must say; percentiles within ALPHA of the exact ones. */
   const expected = (results: ResultToStore[]) => {
     const times = counted(results).map((r) => r.responseTime);
-    const near = (q: number) => {
-      const exact = nearestRank(times, q);
-      const tolerance = exact * ALPHA + 0.1;
-      return {
-        asymmetricMatch: (actual: number) => Math.abs(actual - exact) <= tolerance,
-        toString: () => `within ${tolerance} of ${exact}`,
-      };
-    };
+    const at = (q: number) => near(nearestRank(times, q));
     return {
       location,
       count: counted(results).length,
       failures: counted(results).filter((r) => r.outcome === 'FAILED').length,
       degraded: counted(results).filter((r) => r.outcome === 'DEGRADED').length,
-      responseTime: { p50: near(0.5), p95: near(0.95), p99: near(0.99) },
+      responseTime: { p50: at(0.5), p95: at(0.95), p99: at(0.99) },
     };
   };
   const tick = async () => {

@@ -1,5 +1,6 @@
 /** Results stored at chosen times of a test clock, through the real trigger, lease and result routes. */
 import { leaseRuns } from '../../../src/server/queue/lease.js';
+import { ALPHA } from '../../../src/server/retention/histogram.js';
 import type { TestClock, TestServer } from '../../support/server.js';
 import { apiResult, type TestAgent } from '../runs/agent-client.js';
 
@@ -78,6 +79,15 @@ async function startSession(
     : await server.api('POST', '/v2/check-sessions/trigger', { target: { checkId: [target.checkId] } });
   if (created.status !== 201) throw new Error(`trigger: ${created.status} ${JSON.stringify(created.body)}`);
   return created.body.checkSessions[0].checkSessionId;
+}
+
+/** Matches a percentile read from a rollup: within ALPHA (and the 0.1 ms it is rounded to) of the exact value. */
+export function near(exact: number): { asymmetricMatch(actual: number): boolean; toString(): string } {
+  const tolerance = exact * ALPHA + 0.1;
+  return {
+    asymmetricMatch: (actual: number) => Math.abs(actual - exact) <= tolerance,
+    toString: () => `within ${tolerance} of ${exact}`,
+  };
 }
 
 /** The exact q-quantile by nearest rank. */
