@@ -12,7 +12,7 @@ const LN_GAMMA = Math.log(GAMMA);
 
 /** SQL for the bucket of a response time in ms (`expression`, double precision); rollups compute it in the store. */
 export function bucketSql(expression: string): string {
-  return `CASE WHEN ${expression} <= 1 THEN 0 ELSE ceil(ln(${expression}) / ${LN_GAMMA})::integer END`;
+  return `(CASE WHEN ${expression} <= 1 THEN 0 ELSE ceil(ln(${expression}) / ${LN_GAMMA}) END)::smallint`;
 }
 
 /** The value a bucket stands for: the point whose relative distance to either end of the bucket is ALPHA. */

@@ -33,7 +33,7 @@ CREATE TABLE check_rollups (
   count integer NOT NULL,
   failures integer NOT NULL,
   degraded integer NOT NULL,
-  rt_keys integer[] NOT NULL,
+  rt_keys smallint[] NOT NULL,
   rt_counts integer[] NOT NULL,
   PRIMARY KEY (account_id, check_id, resolution, period_start, location)
 );
