@@ -46,6 +46,7 @@ const serverEnv = z.object({
   TWILIO_AUTH_TOKEN: optional(text()),
   TWILIO_FROM_NUMBER: optional(text()),
   ALERT_RETRY_BASE_MS: withDefault(wholeNumber(100, 600_000), 1000),
+  VANTAGE_RESULT_RETENTION_DAYS: withDefault(wholeNumber(1, 3650), 30),
 });
 
 /** Every environment setting of the control plane, for `vantage server --help`. */
@@ -84,6 +85,8 @@ export interface ServerConfig {
   /** Proxies whose X-Forwarded-For names a request's source (for the per-source limits): all, none, or these. */
   trustProxy: boolean | string[];
   alerting: AlertingConfig;
+  /** Days raw results, their runs, sessions and artifacts are kept; rollups are kept 13 months. */
+  resultRetentionDays: number;
 }
 
 function trustProxyOf(value: string | undefined): boolean | string[] {
@@ -122,6 +125,7 @@ export function loadServerConfig(env: NodeJS.ProcessEnv): Loaded<ServerConfig> {
         },
         retryBaseMs: e.ALERT_RETRY_BASE_MS,
       },
+      resultRetentionDays: e.VANTAGE_RESULT_RETENTION_DAYS,
     },
   };
 }

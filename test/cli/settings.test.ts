@@ -48,9 +48,13 @@ describe('a bad environment setting stops every command at start, naming the var
   it('vantage server', async () => {
     const server = await runCli(['server'], {
       ...STOP,
-      env: { PORT: 'abc', HOST: '127.0.0.1', VANTAGE_DATA_DIR: dataDir },
+      env: { PORT: 'abc', HOST: '127.0.0.1', VANTAGE_DATA_DIR: dataDir, VANTAGE_RESULT_RETENTION_DAYS: '0' },
     });
-    expect(server).toEqual({ code: 2, stdout: '', stderr: PORT });
+    expect(server).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `${PORT}VANTAGE_RESULT_RETENTION_DAYS: must be a whole number from 1 to 3650\n`,
+    });
   });
 
   it("vantage dev: the server's, the agent's and the sandbox's settings, before anything starts", async () => {

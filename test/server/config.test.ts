@@ -34,6 +34,7 @@ describe('server configuration', () => {
           },
           retryBaseMs: 1000,
         },
+        resultRetentionDays: 30,
       });
     }
   });
@@ -49,6 +50,7 @@ describe('server configuration', () => {
       SMTP_URL: 'smtps://user:pw@mail.internal:465',
       OPSGENIE_API_URL: 'http://127.0.0.1:9000/',
       ALERT_RETRY_BASE_MS: '250',
+      VANTAGE_RESULT_RETENTION_DAYS: '7',
     });
     expect(loaded.ok && loaded.config).toMatchObject({
       port: 8080,
@@ -62,6 +64,7 @@ describe('server configuration', () => {
         opsgenieApiUrl: 'http://127.0.0.1:9000',
         retryBaseMs: 250,
       },
+      resultRetentionDays: 7,
     });
   });
 
@@ -77,6 +80,7 @@ describe('server configuration', () => {
         TRUST_PROXY: 'everyone',
         SMTP_URL: 'mail.internal',
         ALERT_RETRY_BASE_MS: '10',
+        VANTAGE_RESULT_RETENTION_DAYS: '0',
       }),
     ).toEqual([
       'DATABASE_URL: must be a postgres:// or postgresql:// URL like postgres://vantage:secret@db.internal:5432/vantage',
@@ -86,10 +90,23 @@ describe('server configuration', () => {
       'TRUST_PROXY: must be true, false, or a comma-separated list of proxy addresses or CIDR ranges',
       'SMTP_URL: must be an smtp:// or smtps:// URL like smtps://user:pass@mail.internal:465',
       'ALERT_RETRY_BASE_MS: must be a whole number from 100 to 600000',
+      'VANTAGE_RESULT_RETENTION_DAYS: must be a whole number from 1 to 3650',
     ]);
+    for (const days of ['1.5', '-3', 'a month', '3651']) {
+      expect(problems({ VANTAGE_RESULT_RETENTION_DAYS: days })).toEqual([
+        'VANTAGE_RESULT_RETENTION_DAYS: must be a whole number from 1 to 3650',
+      ]);
+    }
   });
 
   it('lists every setting for --help', () => {
-    expect(SERVER_ENV_NAMES).toEqual(expect.arrayContaining(['PORT', 'DATABASE_URL', 'ALERT_RETRY_BASE_MS']));
+    expect(SERVER_ENV_NAMES).toEqual(
+      expect.arrayContaining([
+        'PORT',
+        'DATABASE_URL',
+        'ALERT_RETRY_BASE_MS',
+        'VANTAGE_RESULT_RETENTION_DAYS',
+      ]),
+    );
   });
 });

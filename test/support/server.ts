@@ -81,6 +81,13 @@ async function pgliteTemplate(): Promise<string> {
   return template;
 }
 
+/** A new PGlite data folder, copied from the template (never migrated); the caller removes it. */
+export async function freshPgliteDir(): Promise<string> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'vantage-pglite-'));
+  await cp(await pgliteTemplate(), dataDir, { recursive: true });
+  return dataDir;
+}
+
 export interface TestServerOptions {
   rateLimit?: { max: number; windowMs: number };
   failedAuthLimit?: { max: number; windowMs: number };
@@ -94,6 +101,8 @@ export interface TestServerOptions {
   logger?: FastifyBaseLogger;
   /** Share the PostgreSQL database of another server (a second replica); it is not dropped on close. */
   databaseUrl?: string;
+  /** VANTAGE_RESULT_RETENTION_DAYS (30 by default). */
+  resultRetentionDays?: number;
 }
 
 export interface TestServer {
@@ -121,9 +130,9 @@ export async function startTestServer(
   store: Store = 'pglite',
   options: TestServerOptions = {},
 ): Promise<TestServer> {
-  const dataDir = await mkdtemp(join(tmpdir(), 'vantage-server-'));
+  const dataDir =
+    store === 'pglite' ? await freshPgliteDir() : await mkdtemp(join(tmpdir(), 'vantage-server-'));
   const database = store === 'postgres' && !options.databaseUrl ? await freshPostgresDatabase() : null;
-  if (store === 'pglite') await cp(await pgliteTemplate(), dataDir, { recursive: true });
   const apiKey = `vk_test_${randomBytes(16).toString('hex')}`;
   const config: ServerConfig = {
     port: 0,
@@ -135,6 +144,7 @@ export async function startTestServer(
     bootstrapKey: apiKey,
     trustProxy: options.trustProxy ?? false,
     alerting: { ...LOCAL_ALERTING, ...options.alerting },
+    resultRetentionDays: options.resultRetentionDays ?? 30,
   };
   const launch = (port: number) =>
     startServer({

@@ -24,8 +24,13 @@ export interface ArtifactRef {
   name: string;
 }
 
+/** The folder of a run's artifacts in a data folder. */
+export function runArtifactsDir(dataDir: string, accountId: string, runId: string): string {
+  return join(dataDir, 'artifacts', accountId, runId);
+}
+
 function fileOf(ref: ArtifactRef): string {
-  return join(ref.dataDir, 'artifacts', ref.accountId, ref.runId, ref.name);
+  return join(runArtifactsDir(ref.dataDir, ref.accountId, ref.runId), ref.name);
 }
 
 /** What one run may store: a browser run's screenshots, trace, video and report fit many times over. */

@@ -37,6 +37,8 @@ export interface RunRow {
   chain_started_at: Date | null;
   finished_at: Date | null;
   reason: string | null;
+  /** The id of the run's one result, once it has one. */
+  result_id: string | null;
 }
 
 /** The `run` message that hands a leased run to its agent; `publicUrl` is where the agent fetches its bundle. */

@@ -5,6 +5,7 @@ import { registerAgentRoutes } from './agent.js';
 import { registerAlertChannelRoutes } from './alert-channels.js';
 import { registerAlertNotificationRoutes } from './alert-notifications.js';
 import { registerCheckGroupRoutes } from './check-groups.js';
+import { registerCheckRollupRoutes } from './check-rollups.js';
 import { registerCheckSessionRoutes } from './check-sessions.js';
 import { registerCheckRoutes } from './checks.js';
 import { registerClientCertificateRoutes } from './client-certificates.js';
@@ -27,6 +28,7 @@ export function registerRoutes(app: FastifyInstance, context: ServerContext): vo
   registerLocationRoutes(app);
   registerAccountRoutes(app, context);
   registerCheckRoutes(app, context);
+  registerCheckRollupRoutes(app, context);
   registerCheckGroupRoutes(app, context);
   registerHeartbeatRoutes(app, context);
   registerTriggerRoutes(app, context);

@@ -10,6 +10,7 @@ import type { ServerContext } from '../context.js';
 import { Gateway } from '../gateway/gateway.js';
 import { type Clock, systemClock } from '../queue/clock.js';
 import { type RunEffects, RunEvents } from '../queue/events.js';
+import { type RetentionOutcome, runRetention } from '../retention/job.js';
 import { expireUntakenRuns, reapLostLeases } from '../sessions/reaper.js';
 import type { RunsContext } from '../sessions/runs-context.js';
 import type { Db } from '../store/db.js';
@@ -35,6 +36,8 @@ export interface RunServiceOptions {
   alertClockTickMs?: number;
   /** How often the alert outbox is looked at (it is also woken when a session writes to it). */
   alertDeliveryPollMs?: number;
+  /** How often results are rolled up and what is past its retention removed (src/server/retention/). */
+  retentionTickMs?: number;
 }
 
 const DEFAULTS = {
@@ -50,6 +53,7 @@ const DEFAULTS = {
   pingIntervalMs: 30_000,
   alertClockTickMs: 5000,
   alertDeliveryPollMs: 1000,
+  retentionTickMs: 10 * 60_000,
 };
 
 /**
@@ -77,6 +81,7 @@ export class RunServices implements RunsContext {
     readonly dataDir: string,
     log: FastifyBaseLogger,
     alerting: AlertingConfig,
+    private readonly retentionDays: number,
     options: RunServiceOptions = {},
   ) {
     const settings = { ...DEFAULTS, ...withoutUndefined(options) };
@@ -98,6 +103,7 @@ export class RunServices implements RunsContext {
       new Loop('lease reaper', settings.reaperTickMs, () => this.reapTick(), log),
       new Loop('metrics sampler', settings.metricsTickMs, () => this.metricsTick(), log),
       new Loop('alert clock', settings.alertClockTickMs, () => this.alertClockTick(), log),
+      new Loop('retention', settings.retentionTickMs, async () => void (await this.retentionTick()), log),
       this.deliveryLoop,
     ];
   }
@@ -172,6 +178,22 @@ export class RunServices implements RunsContext {
     this.sampledMinute = minute;
   }
 
+  /** Rolls up closed hours and removes what is past its retention; logs what it removed. */
+  async retentionTick(): Promise<RetentionOutcome> {
+    const outcome = await runRetention(this.db, this.clock(), {
+      retentionDays: this.retentionDays,
+      dataDir: this.dataDir,
+    });
+    const { pruned } = outcome;
+    if (Object.values(pruned).some((n) => n > 0)) {
+      this.log.info(
+        { before: outcome.cutoff.toISOString(), ...pruned },
+        'results past their retention removed',
+      );
+    }
+    return outcome;
+  }
+
   /** Takes the agent WebSocket on `app`'s server and starts the loops. */
   start(app: FastifyInstance): void {
     this.gateway.attach(app);
@@ -196,5 +218,13 @@ export function createRunServices(
   options: RunServiceOptions = {},
 ): RunServices {
   const { db, config, log } = parts;
-  return new RunServices(db, config.publicUrl, config.dataDir, log, config.alerting, options);
+  return new RunServices(
+    db,
+    config.publicUrl,
+    config.dataDir,
+    log,
+    config.alerting,
+    config.resultRetentionDays,
+    options,
+  );
 }

@@ -38,7 +38,7 @@ export async function finishSessionIfDone(
 ): Promise<void> {
   if (session.status !== 'RUNNING') return;
   if ((await openRunCount(tx, session.id)) > 0) return;
-  const finals = (await sessionResults(tx, session.id)).filter((r) => r.result_type === 'FINAL');
+  const finals = (await sessionResults(tx, session)).filter((r) => r.result_type === 'FINAL');
   const status = worstStatus(finals.map((r) => r.status));
   await setSessionStatus(tx, session.id, status, now);
   await alertWithoutRisk(tx, session.id, effects, () => onFinished(tx, session, status, finals, now));

@@ -15,7 +15,7 @@ async function checkSessionRecord(
   publicUrl: string,
   now: Date,
 ): Promise<CheckSession> {
-  const results = await sessionResults(db, session.id);
+  const results = await sessionResults(db, session);
   const stoppedAt = session.stopped_at;
   return {
     checkSessionId: session.id,

@@ -23,7 +23,7 @@ import {
 } from './result-record.js';
 import { saveResult } from './save-result.js';
 import { isFailure } from './status.js';
-import { hasResult, lockSession, type SessionRow } from './store.js';
+import { lockSession, type SessionRow } from './store.js';
 
 export interface ResultAck {
   recorded: boolean;
@@ -70,7 +70,7 @@ export async function recordUploadedResult(
         attempt: run.attempt,
       });
     }
-    if (await hasResult(tx, run.id)) return { recorded: false, duplicate: true };
+    if (run.result_id !== null) return { recorded: false, duplicate: true };
     const holder = leaseHolderProblem(run, upload.agentId);
     if (holder) throw conflict(holder, { runId: run.id });
     await recordFirstCopy(tx, session, run, parsed.data, failureOf(upload), now, effects, onFinished);

@@ -2,8 +2,8 @@ import type { CheckResult } from '../../checks/index.js';
 import type { Db } from '../store/db.js';
 import { iso } from '../store/rows.js';
 
-/** Run sources whose results stay out of a check's history (their sessions are still readable by id). */
-const UNRECORDED_SOURCES = ['TEST_NO_RECORD', 'TRIGGER_NO_RECORD'];
+/** Run sources whose results stay out of a check's history and rollups (their sessions are still readable by id). */
+export const UNRECORDED_SOURCES = ['TEST_NO_RECORD', 'TRIGGER_NO_RECORD'];
 
 export interface ResultFilter {
   checkId: string;

@@ -74,6 +74,11 @@ export async function setSessionStatus(tx: Db, id: string, status: SessionStatus
   await tx.query('UPDATE check_sessions SET status = $2, stopped_at = $3 WHERE id = $1', [id, status, now]);
 }
 
+/**
+ * Inserts a run's result, once: the run's `result_id` is claimed in the same statement, so a second result of a run
+ * is refused by the store even where `check_results` (partitioned by time on PostgreSQL) cannot hold a unique key
+ * on run_id.
+ */
 export async function insertResult(
   tx: Db,
   result: {
@@ -85,10 +90,12 @@ export async function insertResult(
     now: Date;
   },
 ): Promise<void> {
-  await tx.query(
-    `INSERT INTO check_results (id, session_id, account_id, run_id, result_type, attempt, record, status, location,
-                                created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9, $10)`,
+  const inserted = await tx.query(
+    `WITH claimed AS (UPDATE runs SET result_id = $1 WHERE id = $4 AND result_id IS NULL RETURNING id)
+     INSERT INTO check_results (id, session_id, account_id, run_id, result_type, attempt, record, status, location,
+                                response_time, created_at)
+     SELECT $1, $2, $3, claimed.id, $5, $6, $7::jsonb, $8, $9, $10, $11 FROM claimed
+     RETURNING id`,
     [
       result.record.checkResultId,
       result.sessionId,
@@ -99,21 +106,29 @@ export async function insertResult(
       jsonParam(result.record),
       result.status,
       result.record.runLocation,
+      result.record.responseTime,
       result.now,
     ],
   );
+  if (inserted.length === 0) throw new Error(`Run ${result.runId} has a result already`);
 }
 
-export async function hasResult(tx: Db, runId: string): Promise<boolean> {
-  const rows = await tx.query('SELECT 1 FROM check_results WHERE run_id = $1', [runId]);
-  return rows.length > 0;
-}
+/**
+ * Margin below a session's start where its results are still looked for: results are recorded after their
+ * session started, by the clock of whichever replica records them, and replicas' clocks may differ a little. The
+ * bound lets PostgreSQL read only the day partitions that can hold them.
+ */
+const REPLICA_CLOCK_MARGIN_MS = 86_400_000;
 
-export async function sessionResults(db: Db, sessionId: string): Promise<ResultRow[]> {
+/** A session's results, oldest first. */
+export async function sessionResults(
+  db: Db,
+  session: Pick<SessionRow, 'id' | 'started_at'>,
+): Promise<ResultRow[]> {
   return db.query<ResultRow>(
     `SELECT id, run_id, result_type, status, location, record FROM check_results
-      WHERE session_id = $1 ORDER BY created_at, attempt, id`,
-    [sessionId],
+      WHERE session_id = $1 AND created_at >= $2 ORDER BY created_at, attempt, id`,
+    [session.id, new Date(session.started_at.getTime() - REPLICA_CLOCK_MARGIN_MS)],
   );
 }
 

@@ -3,19 +3,25 @@ import { resourceNumbers } from './010-resource-numbers.js';
 import { runs } from './020-runs.js';
 import { codeBundles } from './030-code-bundles.js';
 import { alerts } from './040-alerts.js';
+import { retention } from './050-retention.js';
 import { checkSchedules } from './060-check-schedules.js';
 
 export interface Migration {
   name: string;
+  /** SQL of both stores. */
   sql: string;
+  /** Run after `sql` on that store only, where the two must differ (e.g. partitioning on PostgreSQL). */
+  pglite?: string;
+  postgres?: string;
 }
 
-/** Every migration, in the order they apply; one set for PGlite and PostgreSQL. Never edit one that shipped. */
+/** Every migration, in the order they apply, for PGlite and PostgreSQL. Never edit one that shipped. */
 export const MIGRATIONS: readonly Migration[] = [
   core,
   resourceNumbers,
   runs,
   codeBundles,
   alerts,
+  retention,
   checkSchedules,
 ];

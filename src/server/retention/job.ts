@@ -1,0 +1,43 @@
+import type { Db } from '../store/db.js';
+import { ensureResultPartitions } from './partitions.js';
+import { DAY_MS, periodStart, thirteenMonthsBefore } from './periods.js';
+import { type Pruned, pruneExpired } from './prune.js';
+import { rolledUpUntil, rollUpClosedHours } from './rollups.js';
+
+export interface RetentionSettings {
+  /** VANTAGE_RESULT_RETENTION_DAYS. */
+  retentionDays: number;
+  /** The data folder whose `artifacts/` holds the files of runs. */
+  dataDir: string;
+}
+
+export interface RetentionOutcome {
+  partitionsMade: number;
+  hoursRolledUp: number;
+  /** Results from before this were removed. */
+  cutoff: Date;
+  pruned: Pruned;
+}
+
+/**
+ * One run of the retention job, on any replica at any time: partitions made ahead (PostgreSQL), closed hours rolled
+ * up, then whatever is past its retention removed. Raw results go only once rolled up: the cutoff is the start of
+ * the UTC day `retentionDays` before now, or of the day rollups have reached when they lag behind.
+ */
+export async function runRetention(
+  db: Db,
+  now: Date,
+  settings: RetentionSettings,
+): Promise<RetentionOutcome> {
+  const partitionsMade = db.kind === 'postgres' ? await ensureResultPartitions(db, now) : 0;
+  const hoursRolledUp = await rollUpClosedHours(db, now);
+  const retained = now.getTime() - settings.retentionDays * DAY_MS;
+  const rolledUp = (await rolledUpUntil(db))?.getTime() ?? retained;
+  const cutoff = periodStart(new Date(Math.min(retained, rolledUp)), DAY_MS);
+  const pruned = await pruneExpired(db, {
+    cutoff,
+    rollupCutoff: thirteenMonthsBefore(now),
+    dataDir: settings.dataDir,
+  });
+  return { partitionsMade, hoursRolledUp, cutoff, pruned };
+}

@@ -1,0 +1,93 @@
+import type { Migration } from './index.js';
+
+/**
+ * Results kept for a retention period (src/server/retention/): what removing old rows by time needs, the
+ * per-check rollups that outlive raw results, and on PostgreSQL `check_results` partitioned by day.
+ *
+ * One result per run was `check_results.run_id UNIQUE`; a partitioned table's unique keys must hold its partition
+ * key, so the rule moves to the run: `runs.result_id` is set once (`WHERE result_id IS NULL`) in the statement that
+ * inserts the result.
+ */
+export const retention: Migration = {
+  name: '050-retention',
+  sql: `
+ALTER TABLE runs ADD COLUMN result_id text;
+UPDATE runs SET result_id = r.id FROM check_results r WHERE r.run_id = runs.id;
+CREATE INDEX runs_finished ON runs (finished_at) WHERE finished_at IS NOT NULL;
+CREATE INDEX check_sessions_stopped ON check_sessions (stopped_at) WHERE stopped_at IS NOT NULL;
+CREATE INDEX test_sessions_stopped ON test_sessions (stopped_at) WHERE stopped_at IS NOT NULL;
+
+-- Milliseconds, as in the record: rollups read it without reading (and decompressing) the record. Null in rows
+-- stored before this migration, whose record is read instead.
+ALTER TABLE check_results ADD COLUMN response_time double precision;
+
+-- Per check and location, an hour or a UTC day of FINAL results (src/server/retention/rollups.ts). Response times
+-- are a histogram of logarithmic buckets: rt_keys[i] is a bucket (src/server/retention/histogram.ts) and
+-- rt_counts[i] how many results fell in it.
+CREATE TABLE check_rollups (
+  account_id text NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  check_id text NOT NULL,
+  location text NOT NULL,
+  resolution text NOT NULL CHECK (resolution IN ('hour', 'day')),
+  period_start timestamptz NOT NULL,
+  count integer NOT NULL,
+  failures integer NOT NULL,
+  degraded integer NOT NULL,
+  rt_keys smallint[] NOT NULL,
+  rt_counts integer[] NOT NULL,
+  PRIMARY KEY (account_id, check_id, resolution, period_start, location)
+);
+CREATE INDEX check_rollups_period ON check_rollups (resolution, period_start);
+
+-- How far rollups are done: every hour before done_until is rolled up (one row, locked by the replica at work).
+CREATE TABLE rollup_progress (
+  name text PRIMARY KEY,
+  done_until timestamptz NOT NULL
+);
+`,
+  pglite: `
+CREATE INDEX check_results_time ON check_results (created_at);
+`,
+  // The existing table becomes the first partition, without copying: it holds everything before the end of the
+  // day of its newest row (or of today), and is dropped whole once that day is past the retention period. Day
+  // partitions after it are made ahead by the retention job; the default partition takes a result whose day has
+  // none yet, and the job moves such rows when it makes that day's partition.
+  postgres: `
+DO $$
+DECLARE
+  newest timestamptz := (SELECT max(created_at) FROM check_results);
+  upper_day date := greatest(
+    (now() AT TIME ZONE 'UTC')::date,
+    coalesce((newest AT TIME ZONE 'UTC')::date, (now() AT TIME ZONE 'UTC')::date)
+  ) + 1;
+  legacy text := 'check_results_before_' || to_char(upper_day, 'YYYYMMDD');
+BEGIN
+  EXECUTE format('ALTER TABLE check_results RENAME TO %I', legacy);
+  -- Its key becomes the parent's (id, created_at).
+  EXECUTE format('ALTER TABLE %I DROP CONSTRAINT check_results_pkey', legacy);
+  CREATE TABLE check_results (
+    id text NOT NULL,
+    session_id text NOT NULL REFERENCES check_sessions(id) ON DELETE CASCADE,
+    account_id text NOT NULL,
+    run_id text NOT NULL,
+    result_type text NOT NULL,
+    attempt integer NOT NULL,
+    record jsonb NOT NULL,
+    created_at timestamptz NOT NULL DEFAULT now(),
+    status text NOT NULL DEFAULT 'PASSED',
+    location text NOT NULL DEFAULT '',
+    response_time double precision,
+    PRIMARY KEY (id, created_at)
+  ) PARTITION BY RANGE (created_at);
+  CREATE INDEX check_results_by_session ON check_results (session_id, created_at);
+  CREATE INDEX check_results_time ON check_results (created_at);
+  EXECUTE format(
+    'ALTER TABLE check_results ATTACH PARTITION %I FOR VALUES FROM (MINVALUE) TO (%L)',
+    legacy,
+    to_char(upper_day, 'YYYY-MM-DD') || ' 00:00:00+00'
+  );
+  CREATE TABLE check_results_default PARTITION OF check_results DEFAULT;
+END
+$$;
+`,
+};
