@@ -80,7 +80,7 @@ describe.each(STORES)('migrating a store that has results (%s)', (store) => {
       responseTime: 300,
     });
     await oldResult(db, 'res-old', old, { status: 'PASSED', responseTime: 50 });
-    expect(await migrate(db)).toEqual(['050-retention']);
+    expect(await migrate(db)).toContain('050-retention');
   });
   afterAll(async () => {
     await db?.close();
