@@ -154,7 +154,7 @@ export class RunServices implements RunsContext {
 
   /** Schedules the current interval of every due check (once across restarts and replicas). */
   async scheduleTick(): Promise<void> {
-    this.publish(await scheduleDueChecks(this.db, this.clock()));
+    await scheduleDueChecks(this.db, this.clock(), (effects) => this.publish(effects));
   }
 
   /** Requeues runs whose lease ran out and expires runs no agent took in time. */
