@@ -141,6 +141,32 @@ describe.each(STORES)('schedule rows (%s)', (store) => {
     expect(await sessionsOf(checkId)).toHaveLength(3);
   });
 
+  it.runIf(store === 'pglite')(
+    'keeps the table small however many claims it took (no autovacuum)',
+    async () => {
+      clock.set('2026-04-01T16:00:00.000Z');
+      await copiesOfCheck(db(), server.accountId, await every10s(), 199);
+      const size = async () => {
+        const [row] = await db().query<{ bytes: string | number }>(
+          "SELECT pg_total_relation_size('check_schedules') AS bytes",
+        );
+        return Number(row?.bytes);
+      };
+      const minute = async () => {
+        for (let i = 0; i < 6; i++) {
+          await tick();
+          clock.advance(10_000);
+        }
+        await server.server.runs.metricsTick();
+      };
+      await minute();
+      await minute();
+      const settled = await size();
+      for (let i = 0; i < 4; i++) await minute();
+      expect(await size()).toBeLessThanOrEqual(settled * 1.5);
+    },
+  );
+
   it('gives heartbeat checks no row', async () => {
     const answer = await server.api('POST', '/v1/checks/heartbeat', {
       name: 'Nightly backup',
