@@ -12,6 +12,7 @@ const BENCHMARKS = [
   'browser-run.ts',
   'hostile-bodies.ts',
   'store-growth.ts',
+  'scheduler-tick.ts',
 ];
 const here = fileURLToPath(new URL('.', import.meta.url));
 const missed: string[] = [];

@@ -15,7 +15,7 @@ import { expireUntakenRuns, reapLostLeases } from '../sessions/reaper.js';
 import type { RunsContext } from '../sessions/runs-context.js';
 import type { Db } from '../store/db.js';
 import { minuteOf, sampleLocationMetrics } from './metrics.js';
-import { scheduleDueChecks } from './tick.js';
+import { scheduleDueChecks, vacuumScheduleRows } from './tick.js';
 
 /** Timings and the clock of the run machinery; tests inject a clock and short intervals. */
 export interface RunServiceOptions {
@@ -160,7 +160,7 @@ export class RunServices implements RunsContext {
 
   /** Schedules the current interval of every due check (once across restarts and replicas). */
   async scheduleTick(): Promise<void> {
-    this.publish(await scheduleDueChecks(this.db, this.clock()));
+    await scheduleDueChecks(this.db, this.clock(), (effects) => this.publish(effects));
   }
 
   /** Requeues runs whose lease ran out and expires runs no agent took in time. */
@@ -169,12 +169,13 @@ export class RunServices implements RunsContext {
     this.publish(await expireUntakenRuns(this.db, this.clock(), this.onSessionFinished));
   }
 
-  /** Samples the queues once per minute. */
+  /** Samples the queues once per minute, and vacuums the schedule rows on PGlite. */
   async metricsTick(): Promise<void> {
     const now = this.clock();
     const minute = minuteOf(now).getTime();
     if (minute === this.sampledMinute) return;
     await sampleLocationMetrics(this.db, now);
+    await vacuumScheduleRows(this.db);
     this.sampledMinute = minute;
   }
 

@@ -52,21 +52,29 @@ class TickMemory {
  * Schedules the current interval of every due check, once (docs/control-plane.md, Scheduling): due rows of
  * `check_schedules` are claimed a batch at a time, each batch in one transaction with the sessions and runs it
  * makes, so a crash never leaves a claimed interval without its session. A claimed interval of a check that a
- * maintenance window pauses (or whose group was deactivated) is skipped: claimed, no session.
+ * maintenance window pauses (or whose group was deactivated) is skipped: claimed, no session. What each batch
+ * queued is published as soon as it commits, so agents get the first runs while later batches are still made.
  */
-export async function scheduleDueChecks(db: Db, now: Date): Promise<RunEffects> {
-  const effects = new RunEffects();
-  if ((await db.query(ANY_DUE, [now])).length === 0) return effects;
+export async function scheduleDueChecks(
+  db: Db,
+  now: Date,
+  publish: (effects: RunEffects) => void,
+): Promise<void> {
+  if ((await db.query(ANY_DUE, [now])).length === 0) return;
   const memory = new TickMemory(now);
-  const batch = () => transact(db, (tx) => scheduleBatch(tx, now, memory, effects));
-  if ((await batch()) < CLAIM_BATCH) return effects;
+  const batch = async () => {
+    const effects = new RunEffects();
+    const claimed = await transact(db, (tx) => scheduleBatch(tx, now, memory, effects));
+    publish(effects);
+    return claimed;
+  };
+  if ((await batch()) < CLAIM_BATCH) return;
   // More than a batch is due: on PostgreSQL several transactions claim at once (SKIP LOCKED keeps their claims
   // apart), so the store's work on one overlaps the server's on the next; PGlite has one connection.
   const batches = async () => {
     while ((await batch()) === CLAIM_BATCH) {}
   };
   await Promise.all(Array.from({ length: db.kind === 'postgres' ? PARALLEL_BATCHES : 1 }, batches));
-  return effects;
 }
 
 /** Claims up to CLAIM_BATCH due checks and makes their sessions; returns how many it claimed. */
@@ -100,4 +108,13 @@ async function scheduleBatch(tx: Db, now: Date, memory: TickMemory, effects: Run
   }
   await createCheckSessions(tx, sessions, effects);
   return claims.length;
+}
+
+/**
+ * Every claim rewrites its row, and PGlite has no autovacuum: without this the table and its index would grow by
+ * every claim ever made (and the idle probe slow down with them). Once a minute keeps them at a few claims per
+ * row. PostgreSQL's autovacuum does the same on its own.
+ */
+export async function vacuumScheduleRows(db: Db): Promise<void> {
+  if (db.kind === 'pglite') await db.exec('VACUUM check_schedules');
 }
