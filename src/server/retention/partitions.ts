@@ -21,6 +21,9 @@ const LOCK_TIMEOUT = '2s';
 
 const DEFAULT_PARTITION = 'check_results_default';
 
+/** PostgreSQL's error code for a lock_timeout that ran out. */
+const LOCK_NOT_AVAILABLE = '55P03';
+
 interface Partition {
   name: string;
   /** Null: from the beginning of time. */
@@ -98,14 +101,22 @@ export async function dropExpiredPartitions(db: Db, cutoff: Date): Promise<numbe
   return dropped;
 }
 
-/** Runs `fn` holding the partition lock, or does nothing (false) when another replica holds it. */
+/**
+ * Runs `fn` holding the partition lock, or does nothing (false) when another replica holds it or `check_results`
+ * stayed locked past LOCK_TIMEOUT (the next run tries again).
+ */
 async function partitionWork(db: Db, fn: (tx: Db) => Promise<boolean>): Promise<boolean> {
-  return db.transaction(async (tx) => {
-    const [lock] = await tx.query<{ locked: boolean }>('SELECT pg_try_advisory_xact_lock($1) AS locked', [
-      PARTITION_LOCK,
-    ]);
-    if (!lock?.locked) return false;
-    await tx.exec(`SET LOCAL lock_timeout = '${LOCK_TIMEOUT}'`);
-    return fn(tx);
-  });
+  try {
+    return await db.transaction(async (tx) => {
+      const [lock] = await tx.query<{ locked: boolean }>('SELECT pg_try_advisory_xact_lock($1) AS locked', [
+        PARTITION_LOCK,
+      ]);
+      if (!lock?.locked) return false;
+      await tx.exec(`SET LOCAL lock_timeout = '${LOCK_TIMEOUT}'`);
+      return await fn(tx);
+    });
+  } catch (error) {
+    if ((error as { code?: string }).code === LOCK_NOT_AVAILABLE) return false;
+    throw error;
+  }
 }

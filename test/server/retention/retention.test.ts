@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runArtifactsDir } from '../../../src/server/gateway/artifacts.js';
 import {
@@ -202,6 +203,36 @@ describe.each(STORES)('results past their retention, and their rollups (%s)', (s
         'SELECT count(*) AS n FROM check_results_default',
       );
       expect(Number(strays?.n)).toBe(0);
+    },
+  );
+
+  it.runIf(store === 'postgres')(
+    'leaves a partition for the next run while check_results is in use',
+    async () => {
+      const partitionNames = async () =>
+        (
+          await server.server.context.db.query<{ name: string }>(
+            `SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+            WHERE i.inhparent = 'check_results'::regclass ORDER BY 1`,
+          )
+        ).map((r) => r.name);
+      const reader = new pg.Client({ connectionString: databaseUrlOf(server) });
+      await reader.connect();
+      try {
+        await reader.query('BEGIN');
+        await reader.query('SELECT count(*) FROM check_results');
+        clock.set('2030-01-06T01:00:00.000Z');
+        const blocked = await tick();
+        expect(blocked.pruned.partitions).toBe(0);
+        // The day's rows go anyway, one batch at a time, and its partition stays for the next run.
+        expect(blocked.pruned.results).toBe(recent.length);
+        expect(await partitionNames()).toContain('check_results_20300103');
+        await reader.query('COMMIT');
+        expect((await tick()).pruned.partitions).toBe(1);
+        expect(await partitionNames()).not.toContain('check_results_20300103');
+      } finally {
+        await reader.end();
+      }
     },
   );
 
