@@ -30,11 +30,13 @@ export const STORES: Store[] = ['pglite', ...(process.env.TEST_DATABASE_URL ? ([
 /** The PUBLIC_URL of test servers: the base of the links and URLs they answer with. */
 export const TEST_PUBLIC_URL = 'http://127.0.0.1';
 
-/** A fresh, empty PostgreSQL database on the test server; dropped by `drop()`. */
-export async function freshPostgresDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+/** A fresh, empty PostgreSQL database on the test server (named `<prefix>_<random>`); dropped by `drop()`. */
+export async function freshPostgresDatabase(
+  prefix = 'vantage_test',
+): Promise<{ name: string; url: string; drop: () => Promise<void> }> {
   const admin = process.env.TEST_DATABASE_URL;
   if (!admin) throw new Error('TEST_DATABASE_URL is not set');
-  const name = `vantage_test_${randomBytes(6).toString('hex')}`;
+  const name = `${prefix}_${randomBytes(6).toString('hex')}`;
   const client = new pg.Client({ connectionString: admin });
   await client.connect();
   await client.query(`CREATE DATABASE ${name}`);
@@ -42,6 +44,7 @@ export async function freshPostgresDatabase(): Promise<{ url: string; drop: () =
   const url = new URL(admin);
   url.pathname = `/${name}`;
   return {
+    name,
     url: url.toString(),
     drop: async () => {
       const c = new pg.Client({ connectionString: admin });
