@@ -11,6 +11,7 @@ const BENCHMARKS = [
   'icmp-vs-fping.ts',
   'browser-run.ts',
   'hostile-bodies.ts',
+  'control-plane.ts',
 ];
 const here = fileURLToPath(new URL('.', import.meta.url));
 const missed: string[] = [];

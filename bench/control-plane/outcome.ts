@@ -12,7 +12,7 @@ export interface SessionRow {
   id: string;
   checkId: string;
   slot: number;
-  /** When the agent started the run (its result's startedAt); null without a result an agent made. */
+  /** When the agent started the run (its result's startedAt); null unless its result says the target answered. */
   ranAt: number | null;
   /** When the control plane stored the result. */
   storedAt: number | null;
@@ -27,7 +27,7 @@ export async function readSessions(db: Db): Promise<SessionRow[]> {
     stored_at: Date | null;
   }>(
     `SELECT s.id, s.check_id, s.started_at, r.created_at AS stored_at,
-            CASE WHEN r.status IN ('PASSED', 'DEGRADED', 'FAILED') THEN r.record->>'startedAt' END AS ran_at
+            CASE WHEN r.status IN ('PASSED', 'DEGRADED') THEN r.record->>'startedAt' END AS ran_at
        FROM check_sessions s LEFT JOIN check_results r ON r.session_id = s.id AND r.result_type = 'FINAL'
       WHERE s.run_source = 'SCHEDULER'`,
   );
@@ -40,13 +40,11 @@ export async function readSessions(db: Db): Promise<SessionRow[]> {
   }));
 }
 
-/** An arrival may be noted this long before the agent's clock said the run started (rounding to the millisecond). */
-const EARLY_MS = 50;
-
 /**
- * Pairs each check's arrivals at the target with its sessions, in order: the first arrival not before a run's
- * start belongs to that run, unless it comes after the next run's start (the run never reached the target).
- * Answers when each session's request arrived, and how many arrivals matched no stored result.
+ * Pairs each check's arrivals at the target with its sessions, in order: a run whose result says the target
+ * answered (PASSED) is the next arrival of its check. Runs of a check start one after another and, even when two
+ * start together, their requests arrive within milliseconds, so the order holds. Answers when each session's
+ * request arrived, and how many arrivals matched no stored result (a run whose result was not uploaded yet).
  */
 export function pairArrivals(
   sessions: readonly SessionRow[],
@@ -63,20 +61,12 @@ export function pairArrivals(
   let unmatched = 0;
   for (const [checkId, times] of arrivals) {
     const runs = (ran.get(checkId) ?? []).sort((a, b) => (a.ranAt ?? 0) - (b.ranAt ?? 0));
-    let next = 0;
+    const sorted = [...times].sort((a, b) => a - b);
     for (const [i, run] of runs.entries()) {
-      const start = (run.ranAt ?? 0) - EARLY_MS;
-      while (next < times.length && (times[next] ?? 0) < start) {
-        unmatched += 1;
-        next += 1;
-      }
-      const arrival = times[next];
-      const nextStart = runs[i + 1]?.ranAt ?? undefined;
-      if (arrival === undefined || (nextStart !== undefined && arrival >= nextStart - EARLY_MS)) continue;
-      arrivedAt.set(run.id, arrival);
-      next += 1;
+      const arrival = sorted[i];
+      if (arrival !== undefined) arrivedAt.set(run.id, arrival);
     }
-    unmatched += times.length - next;
+    unmatched += Math.max(0, sorted.length - runs.length);
   }
   return { arrivedAt, unmatched };
 }

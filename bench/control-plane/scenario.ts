@@ -99,7 +99,9 @@ export async function runScenario(scenario: Scenario, options: BenchOptions): Pr
         simulated.push(one);
       }
     }
-    await agentsConnected(api, location.id, agent ? 1 : simulated.length);
+    await agentsConnected(api, location.id, agent ? 1 : simulated.length).catch((error: Error) => {
+      throw new Error(`${error.message}\n${agent?.stdout ?? ''}${agent?.stderr ?? ''}`);
+    });
     say('agents connected');
 
     let startMs: number;

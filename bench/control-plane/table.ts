@@ -23,26 +23,22 @@ export function resultTable(rows: readonly Row[]): string {
   for (const row of rows) {
     const { scenario: s, runs, cpu } = row;
     const stored = storedPerS(row);
-    lines.push(
-      [
-        STORE_NAMES[s.store],
-        s.checks.toLocaleString('en'),
-        s.mode,
-        s.replicas,
-        runs ? duePerS(row).toFixed(0) : '—',
-        runs ? `${(100 * doneShare(row)).toFixed(1)} %` : '—',
-        runs ? `${seconds(runs.lagP50Ms)} / ${seconds(runs.lagP99Ms)}` : '—',
-        runs ? `${stored.toFixed(0)} (${(stored / s.replicas).toFixed(0)})` : '—',
-        cpu.serverPct.map(pct).join(' + '),
-        `${cpu.serverRssMiB.map((m) => m.toFixed(0)).join(' + ')} MiB`,
-        s.store === 'postgres' ? pct(cpu.dbPct) : 'in server',
-        cpu.agentPct === null ? '—' : pct(cpu.agentPct),
-        runs ? `${cpuMsPerRun(row).toFixed(2)} ms` : '—',
-      ]
-        .join(' | ')
-        .replace(/^/, '| ')
-        .concat(' |'),
-    );
+    const cells = [
+      STORE_NAMES[s.store],
+      s.checks.toLocaleString('en'),
+      s.mode,
+      s.replicas,
+      runs ? duePerS(row).toFixed(0) : '—',
+      runs ? `${(100 * doneShare(row)).toFixed(1)} %` : '—',
+      runs ? `${seconds(runs.lagP50Ms)} / ${seconds(runs.lagP99Ms)}` : '—',
+      runs ? `${stored.toFixed(0)} (${(stored / s.replicas).toFixed(0)})` : '—',
+      cpu.serverPct.map(pct).join(' + '),
+      `${cpu.serverRssMiB.map((m) => m.toFixed(0)).join(' + ')} MiB`,
+      s.store === 'postgres' ? pct(cpu.dbPct) : 'in server',
+      cpu.agentPct === null ? '—' : pct(cpu.agentPct),
+      runs ? `${cpuMsPerRun(row).toFixed(2)} ms` : '—',
+    ];
+    lines.push(`| ${cells.join(' | ')} |`);
   }
   return lines.join('\n');
 }
@@ -55,7 +51,7 @@ export function cpuTable(rows: readonly Row[]): string {
   for (const { scenario: s, cpu, load } of rows) {
     const servers = cpu.serverPct.reduce((a, b) => a + b, 0);
     lines.push(
-      `| ${STORE_NAMES[s.store]} | ${s.checks.toLocaleString('en')} | ${s.mode} | ${s.replicas} | ${pct(servers)} | ${pct(cpu.dbPct)} | ${cpu.agentPct === null ? '—' : pct(cpu.agentPct)} | ${pct(cpu.benchPct)} | ${pct(cpu.machinePct)} | ${load} |`,
+      `| ${STORE_NAMES[s.store]} | ${s.checks.toLocaleString('en')} | ${s.mode} | ${s.replicas} | ${pct(servers)} | ${s.store === 'postgres' ? pct(cpu.dbPct) : 'in server'} | ${cpu.agentPct === null ? '—' : pct(cpu.agentPct)} | ${pct(cpu.benchPct)} | ${pct(cpu.machinePct)} | ${load} |`,
     );
   }
   return lines.join('\n');
