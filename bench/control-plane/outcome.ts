@@ -12,9 +12,9 @@ export interface SessionRow {
   id: string;
   checkId: string;
   slot: number;
-  /** When the agent started the run (its result's startedAt); null unless its result says the target answered. */
-  ranAt: number | null;
-  /** When the control plane stored the result. */
+  /** It ended without an agent running it (expired in the queue, cancelled): no request of it can arrive. */
+  unran: boolean;
+  /** When the control plane stored its result. */
   storedAt: number | null;
 }
 
@@ -23,11 +23,10 @@ export async function readSessions(db: Db): Promise<SessionRow[]> {
     id: string;
     check_id: string;
     started_at: Date;
-    ran_at: string | null;
+    status: string | null;
     stored_at: Date | null;
   }>(
-    `SELECT s.id, s.check_id, s.started_at, r.created_at AS stored_at,
-            CASE WHEN r.status IN ('PASSED', 'DEGRADED') THEN r.record->>'startedAt' END AS ran_at
+    `SELECT s.id, s.check_id, s.started_at, r.status, r.created_at AS stored_at
        FROM check_sessions s LEFT JOIN check_results r ON r.session_id = s.id AND r.result_type = 'FINAL'
       WHERE s.run_source = 'SCHEDULER'`,
   );
@@ -35,38 +34,39 @@ export async function readSessions(db: Db): Promise<SessionRow[]> {
     id: r.id,
     checkId: r.check_id,
     slot: Math.floor(new Date(r.started_at).getTime() / SLOT_MS) * SLOT_MS,
-    ranAt: r.ran_at === null ? null : Date.parse(r.ran_at),
+    unran: r.status === 'TIMED_OUT' || r.status === 'CANCELLED',
     storedAt: r.stored_at === null ? null : new Date(r.stored_at).getTime(),
   }));
 }
 
 /**
- * Pairs each check's arrivals at the target with its sessions, in order: a run whose result says the target
- * answered (PASSED) is the next arrival of its check. Runs of a check start one after another and, even when two
- * start together, their requests arrive within milliseconds, so the order holds. Answers when each session's
- * request arrived, and how many arrivals matched no stored result (a run whose result was not uploaded yet).
+ * Pairs each check's arrivals at the target with its sessions, in order. Agents lease a location's runs oldest
+ * first and start each as it comes, so the runs of one check reach the target in the order of their slots, and
+ * those that have not by the end are the newest: the n-th arrival of a check is its n-th session that could run.
+ * (No retries: the target answers 200.) Answers when each session's request arrived, and how many arrivals were
+ * left over (none unless that order was broken).
  */
 export function pairArrivals(
   sessions: readonly SessionRow[],
   arrivals: ReadonlyMap<string, readonly number[]>,
 ): { arrivedAt: Map<string, number>; unmatched: number } {
-  const arrivedAt = new Map<string, number>();
-  const ran = new Map<string, SessionRow[]>();
+  const byCheck = new Map<string, SessionRow[]>();
   for (const s of sessions) {
-    if (s.ranAt === null) continue;
-    const list = ran.get(s.checkId);
+    if (s.unran) continue;
+    const list = byCheck.get(s.checkId);
     if (list) list.push(s);
-    else ran.set(s.checkId, [s]);
+    else byCheck.set(s.checkId, [s]);
   }
+  const arrivedAt = new Map<string, number>();
   let unmatched = 0;
   for (const [checkId, times] of arrivals) {
-    const runs = (ran.get(checkId) ?? []).sort((a, b) => (a.ranAt ?? 0) - (b.ranAt ?? 0));
+    const ordered = (byCheck.get(checkId) ?? []).sort((a, b) => a.slot - b.slot);
     const sorted = [...times].sort((a, b) => a - b);
-    for (const [i, run] of runs.entries()) {
+    for (const [i, session] of ordered.entries()) {
       const arrival = sorted[i];
-      if (arrival !== undefined) arrivedAt.set(run.id, arrival);
+      if (arrival !== undefined) arrivedAt.set(session.id, arrival);
     }
-    unmatched += Math.max(0, sorted.length - runs.length);
+    unmatched += Math.max(0, sorted.length - ordered.length);
   }
   return { arrivedAt, unmatched };
 }

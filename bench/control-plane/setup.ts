@@ -11,7 +11,13 @@ export type Api = (method: string, path: string, body?: unknown) => Promise<any>
 /** Calls the API of the server on `port`; anything but the expected status is an error naming the call. */
 export function apiOf(port: number, key: ApiKey): Api {
   return async (method, path, body) => {
-    const answer = await processApi(port, key, method, path, body);
+    let answer = await processApi(port, key, method, path, body);
+    while (answer.status === 429) {
+      await new Promise((resolve) =>
+        setTimeout(resolve, 1000 * (answer.body.attributes?.retryAfterSeconds ?? 1)),
+      );
+      answer = await processApi(port, key, method, path, body);
+    }
     if (answer.status >= 300) {
       throw new Error(
         `${method} ${path}: HTTP ${answer.status} ${JSON.stringify(answer.body).slice(0, 500)}`,

@@ -20,6 +20,7 @@ describe('server configuration', () => {
         bootstrapKey: undefined,
         metricsToken: undefined,
         trustProxy: false,
+        apiRateLimit: 600,
         alerting: {
           smtpUrl: undefined,
           emailFrom: 'Vantage <alerts@localhost>',
@@ -49,6 +50,7 @@ describe('server configuration', () => {
       SMTP_URL: 'smtps://user:pw@mail.internal:465',
       OPSGENIE_API_URL: 'http://127.0.0.1:9000/',
       ALERT_RETRY_BASE_MS: '250',
+      API_RATE_LIMIT: '20000',
     });
     expect(loaded.ok && loaded.config).toMatchObject({
       port: 8080,
@@ -57,6 +59,7 @@ describe('server configuration', () => {
       logLevel: 'WARN',
       publicUrl: 'https://vantage.example.com',
       trustProxy: ['10.0.0.0/8', '192.168.1.1'],
+      apiRateLimit: 20000,
       alerting: {
         smtpUrl: 'smtps://user:pw@mail.internal:465',
         opsgenieApiUrl: 'http://127.0.0.1:9000',
@@ -77,6 +80,7 @@ describe('server configuration', () => {
         TRUST_PROXY: 'everyone',
         SMTP_URL: 'mail.internal',
         ALERT_RETRY_BASE_MS: '10',
+        API_RATE_LIMIT: '0',
       }),
     ).toEqual([
       'DATABASE_URL: must be a postgres:// or postgresql:// URL like postgres://vantage:secret@db.internal:5432/vantage',
@@ -86,6 +90,7 @@ describe('server configuration', () => {
       'TRUST_PROXY: must be true, false, or a comma-separated list of proxy addresses or CIDR ranges',
       'SMTP_URL: must be an smtp:// or smtps:// URL like smtps://user:pass@mail.internal:465',
       'ALERT_RETRY_BASE_MS: must be a whole number from 100 to 600000',
+      'API_RATE_LIMIT: must be a whole number from 1 to 1000000',
     ]);
   });
 

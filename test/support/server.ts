@@ -86,6 +86,8 @@ async function pgliteTemplate(): Promise<string> {
 
 export interface TestServerOptions {
   rateLimit?: { max: number; windowMs: number };
+  /** The server's API_RATE_LIMIT setting (requests per key per 60 s). */
+  apiRateLimit?: number;
   failedAuthLimit?: { max: number; windowMs: number };
   /** Trust X-Forwarded-For (to pose as several sources). */
   trustProxy?: boolean;
@@ -137,6 +139,7 @@ export async function startTestServer(
     publicUrl: TEST_PUBLIC_URL,
     bootstrapKey: apiKey,
     trustProxy: options.trustProxy ?? false,
+    apiRateLimit: options.apiRateLimit,
     alerting: { ...LOCAL_ALERTING, ...options.alerting },
   };
   const launch = (port: number) =>
