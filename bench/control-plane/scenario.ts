@@ -1,16 +1,14 @@
-/** One row of the table: fresh store, servers, location, checks and agents; a measured window; all removed after. */
-import { join } from 'node:path';
-import { AgentProcess } from '../../test/support/agent-process.js';
-import { freePort, ServerProcess } from '../../test/support/server-process.js';
+/** One row of the table: fresh store, servers, location, agents and checks; a measured window; all removed after. */
 import { quantile } from '../support.js';
+import { type Agents, startAgents } from './agents.js';
 import { type CpuFigures, CpuMeter } from './meter.js';
 import { type BenchOptions, type Scenario, SLOT_MS } from './options.js';
-import { pairArrivals, readSessions, type WindowFigures, windowFigures } from './outcome.js';
+import { pairArrivals, readSessions, type SessionRow, type WindowFigures, windowFigures } from './outcome.js';
 import { loadAverage } from './proc.js';
+import { startServers } from './servers.js';
 import { agentsConnected, apiOf, createChecks, createLocation, scheduleFields } from './setup.js';
-import { SimulatedAgent } from './simulated-agent.js';
 import { createStore } from './store.js';
-import { startArrivalTarget } from './target.js';
+import { type ArrivalTarget, startArrivalTarget } from './target.js';
 import { stopProcess, Teardown } from './teardown.js';
 
 export interface Row {
@@ -23,8 +21,15 @@ export interface Row {
   notes: string[];
 }
 
-const sleepUntil = (at: number) =>
-  new Promise((resolve) => setTimeout(resolve, Math.max(0, at - Date.now())));
+interface Window {
+  startMs: number;
+  endMs: number;
+  deadlineMs: number;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
+/** The idle row's agents get this long to answer the run each check made when created. */
+const IDLE_DRAIN_MS = 20 * 60_000;
 
 export async function runScenario(scenario: Scenario, options: BenchOptions): Promise<Row> {
   const { mode, checks, replicas } = scenario;
@@ -36,34 +41,21 @@ export async function runScenario(scenario: Scenario, options: BenchOptions): Pr
   try {
     const store = await createStore(scenario.store);
     teardown.add('remove the store', () => store.remove());
-
     say('starting the control plane');
-    const servers: { process: ServerProcess; port: number }[] = [];
-    for (let replica = 1; replica <= replicas; replica++) {
-      const port = await freePort();
-      // The API's limit per key would make creating thousands of checks take many minutes.
-      const env = {
-        PORT: String(port),
-        LOG_LEVEL: options.logLevel,
-        API_RATE_LIMIT: '1000000',
-        ...store.serverEnv(replica),
-      };
-      const server = new ServerProcess(env, { built: true });
-      teardown.child(server);
-      teardown.add(`stop server ${replica}`, () => stopProcess(server));
-      servers.push({ process: server, port });
-      // One at a time: the first migrates the store and makes the account.
-      await server.listening();
-    }
-    const [first] = servers;
-    if (!first) throw new Error('no server');
-    const api = apiOf(first.port, await first.process.keyPrinted());
-    const { accountId } = await first.process.keyPrinted();
+    const { servers, key } = await startServers(store, replicas, options.logLevel, teardown);
+    const api = apiOf(servers[0]?.port ?? 0, key);
     const location = await createLocation(api);
-
     const target = mode === 'real' ? await startArrivalTarget() : null;
     if (target) teardown.add('close the target', () => target.close());
-    say(`creating ${checks} checks`);
+
+    const where = { servers, key: location.key, accountId: key.accountId, dataDir: store.dir };
+    const agents = await startAgents(mode, where, options, teardown);
+    await agentsConnected(api, location.id, agents.process ? 1 : agents.simulated.length).catch(
+      (error: Error) => {
+        throw new Error(`${error.message}\n${agents.process?.stdout ?? ''}${agents.process?.stderr ?? ''}`);
+      },
+    );
+    say(`agents connected; creating ${checks} checks`);
     const ids = await createChecks(
       api,
       checks,
@@ -72,100 +64,30 @@ export async function runScenario(scenario: Scenario, options: BenchOptions): Pr
       (made) => say(`${made} checks`),
     );
 
-    let agent: AgentProcess | null = null;
-    const simulated: SimulatedAgent[] = [];
-    if (mode === 'real') {
-      agent = new AgentProcess(
-        {
-          API_KEY: location.key,
-          API_URL: `http://127.0.0.1:${first.port}`,
-          JOB_CONCURRENCY: String(options.jobConcurrency),
-          AGENT_DATA_DIR: join(store.dir, 'agent'),
-          AGENT_HEALTH_PORT: '0',
-          LOG_LEVEL: options.logLevel,
-          EXTERNAL_OBSERVABILITY: 'off',
-        },
-        [],
-        { built: true },
-      );
-      const started = agent;
-      teardown.child(started);
-      teardown.add('stop the agent', () => stopProcess(started));
-    } else {
-      for (const [i, server] of servers.entries()) {
-        const url = `http://127.0.0.1:${server.port}`;
-        const one = await SimulatedAgent.connect(
-          url,
-          location.key,
-          accountId,
-          `bench-agent-${i + 1}`,
-          options.credits,
-        );
-        teardown.add('close a simulated agent', () => one.close());
-        simulated.push(one);
-      }
-    }
-    await agentsConnected(api, location.id, agent ? 1 : simulated.length).catch((error: Error) => {
-      throw new Error(`${error.message}\n${agent?.stdout ?? ''}${agent?.stderr ?? ''}`);
-    });
-    say('agents connected');
-
-    let startMs: number;
-    let endMs: number;
-    if (mode === 'idle') {
-      // The run each check made when it was created is answered first: the idle control plane has an empty queue.
-      const answered = () => simulated.reduce((sum, a) => sum + a.answered, 0);
-      const drainEnd = Date.now() + 20 * 60_000;
-      while (answered() < checks && Date.now() < drainEnd) {
-        await new Promise((resolve) => setTimeout(resolve, 5000));
-        say(`${answered()} of the ${checks} first runs answered`);
-      }
-      for (const one of simulated) one.close();
-      startMs = Date.now() + 10_000;
-      endMs = startMs + options.windowS * 1000;
-    } else {
-      startMs = Math.ceil((Date.now() + options.warmupS * 1000) / SLOT_MS) * SLOT_MS;
-      endMs = startMs + options.windowS * 1000;
-    }
-    const watched = {
-      serverPids: servers.map((s) => s.process.pid),
-      agentPid: agent?.pid ?? null,
-      backendPids: () => store.backendPids(),
-    };
-    await sleepUntil(startMs);
+    const notes: string[] = [];
+    const window =
+      mode === 'idle' ? await idleWindow(agents, checks, options, say, notes) : busyWindow(options);
+    await sleep(window.startMs - Date.now());
     say(`window of ${options.windowS} s`);
-    const meter = await CpuMeter.begin(watched);
-    await sleepUntil(endMs);
+    const meter = await CpuMeter.begin({
+      serverPids: servers.map((s) => s.process.pid),
+      agentPid: agents.process?.pid ?? null,
+      backendPids: () => store.backendPids(),
+    });
+    await sleep(window.endMs - Date.now());
     const cpu = await meter.end();
     const load = loadAverage();
-    const deadlineMs = endMs + (mode === 'idle' ? 0 : options.drainS * 1000);
-    await sleepUntil(deadlineMs);
+    await sleep(window.deadlineMs - Date.now());
 
-    const notes: string[] = [];
-    if (agent) await stopProcess(agent);
-    for (const one of simulated) {
-      one.close();
-      for (const [status, count] of one.refused)
-        notes.push(`${count} uploads answered HTTP ${status || 'nothing'}`);
-    }
+    notes.push(...(await agents.stop()));
     for (const server of servers) await stopProcess(server.process);
     if (mode === 'idle') return { scenario, windowS: cpu.seconds, runs: null, cpu, load, notes };
 
     say('reading the store');
     const db = await store.open();
     const sessions = await readSessions(db).finally(() => db.close());
-    let arrivedAt = new Map<string, number>();
-    if (target) {
-      const byCheck = new Map(
-        [...target.arrivals].map(([index, times]) => [ids[index] ?? '', times] as const),
-      );
-      const paired = pairArrivals(sessions, byCheck);
-      arrivedAt = paired.arrivedAt;
-      if (paired.unmatched > 0) notes.push(`${paired.unmatched} arrivals matched no session`);
-    } else {
-      for (const one of simulated) for (const [id, at] of one.received) arrivedAt.set(id, at);
-    }
-    const figures = windowFigures(sessions, arrivedAt, checks, { startMs, endMs, deadlineMs });
+    const arrivedAt = target ? arrivals(sessions, target, ids, notes) : deliveries(agents);
+    const figures = windowFigures(sessions, arrivedAt, checks, window);
     const early = figures.lagsMs.filter((lag) => lag < 0).length;
     if (early > 0) notes.push(`${early} runs arrived before their slot began: their pairing is wrong`);
     const runs = {
@@ -177,4 +99,46 @@ export async function runScenario(scenario: Scenario, options: BenchOptions): Pr
   } finally {
     await teardown.run();
   }
+}
+
+/** After the warm-up, from a slot boundary, whole slots; runs of its slots may arrive until the drain ends. */
+function busyWindow(options: BenchOptions): Window {
+  const startMs = Math.ceil((Date.now() + options.warmupS * 1000) / SLOT_MS) * SLOT_MS;
+  const endMs = startMs + options.windowS * 1000;
+  return { startMs, endMs, deadlineMs: endMs + options.drainS * 1000 };
+}
+
+/** Once the agents answered every check's first run (the queue is empty) and left, and 10 s passed. */
+async function idleWindow(
+  agents: Agents,
+  checks: number,
+  options: BenchOptions,
+  say: (what: string) => void,
+  notes: string[],
+): Promise<Window> {
+  const end = Date.now() + IDLE_DRAIN_MS;
+  while (agents.answered() < checks && Date.now() < end) {
+    await sleep(10_000);
+    say(`${agents.answered()} of the ${checks} first runs answered`);
+  }
+  if (agents.answered() < checks) notes.push(`${checks - agents.answered()} first runs were still queued`);
+  notes.push(...(await agents.stop()));
+  const startMs = Date.now() + 10_000;
+  const endMs = startMs + options.windowS * 1000;
+  return { startMs, endMs, deadlineMs: endMs };
+}
+
+/** When each session's request reached the target (real agent). */
+function arrivals(sessions: SessionRow[], target: ArrivalTarget, ids: string[], notes: string[]) {
+  const byCheck = new Map([...target.arrivals].map(([index, times]) => [ids[index] ?? '', times] as const));
+  const paired = pairArrivals(sessions, byCheck);
+  if (paired.unmatched > 0) notes.push(`${paired.unmatched} arrivals matched no session`);
+  return paired.arrivedAt;
+}
+
+/** When each session's run reached a simulated agent. */
+function deliveries(agents: Agents): Map<string, number> {
+  const at = new Map<string, number>();
+  for (const one of agents.simulated) for (const [id, when] of one.received) at.set(id, when);
+  return at;
 }
