@@ -35,10 +35,8 @@ export class SimulatedAgent {
     return agent;
   }
 
-  /** Runs answered so far. */
-  get answered(): number {
-    return this.received.size - this.inFlight.size;
-  }
+  /** Runs whose result upload has been answered so far. */
+  answered = 0;
 
   close(): void {
     this.closed = true;
@@ -57,6 +55,7 @@ export class SimulatedAgent {
     const { status } = await this.client.postResult(run, apiResult()).catch(() => ({ status: 0 }));
     if (status !== 200) this.refused.set(status, (this.refused.get(status) ?? 0) + 1);
     this.inFlight.delete(run.runId);
+    this.answered += 1;
     if (!this.closed) this.client.credit(1);
   }
 }
