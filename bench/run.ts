@@ -13,6 +13,7 @@ const BENCHMARKS = [
   'hostile-bodies.ts',
   'store-growth.ts',
   'scheduler-tick.ts',
+  'control-plane.ts',
 ];
 const here = fileURLToPath(new URL('.', import.meta.url));
 const missed: string[] = [];

@@ -47,6 +47,7 @@ const serverEnv = z.object({
   TWILIO_FROM_NUMBER: optional(text()),
   ALERT_RETRY_BASE_MS: withDefault(wholeNumber(100, 600_000), 1000),
   VANTAGE_RESULT_RETENTION_DAYS: withDefault(wholeNumber(1, 3650), 30),
+  API_RATE_LIMIT: withDefault(wholeNumber(1, 1_000_000), 600),
 });
 
 /** Every environment setting of the control plane, for `vantage server --help`. */
@@ -84,6 +85,8 @@ export interface ServerConfig {
   metricsToken?: string;
   /** Proxies whose X-Forwarded-For names a request's source (for the per-source limits): all, none, or these. */
   trustProxy: boolean | string[];
+  /** Requests per key (or per token of a keyless route) per 60 s on the public API; 600, the service's, when absent. */
+  apiRateLimit?: number;
   alerting: AlertingConfig;
   /** Days raw results, their runs, sessions and artifacts are kept; rollups are kept 13 months. */
   resultRetentionDays: number;
@@ -111,6 +114,7 @@ export function loadServerConfig(env: NodeJS.ProcessEnv): Loaded<ServerConfig> {
       bootstrapKey: e.VANTAGE_BOOTSTRAP_KEY,
       metricsToken: e.METRICS_TOKEN,
       trustProxy: trustProxyOf(e.TRUST_PROXY),
+      apiRateLimit: e.API_RATE_LIMIT,
       alerting: {
         smtpUrl: e.SMTP_URL,
         emailFrom: e.ALERT_EMAIL_FROM,

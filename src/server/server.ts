@@ -85,7 +85,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       version: options.version,
       publicUrl: config.publicUrl,
       logger: options.logger ?? false,
-      rateLimit: options.rateLimit,
+      rateLimit: options.rateLimit ?? { max: config.apiRateLimit ?? 600, windowMs: 60_000 },
       failedAuthLimit: options.failedAuthLimit,
       trustProxy: config.trustProxy,
       responseCheck: options.responseCheck,

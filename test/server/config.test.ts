@@ -20,6 +20,7 @@ describe('server configuration', () => {
         bootstrapKey: undefined,
         metricsToken: undefined,
         trustProxy: false,
+        apiRateLimit: 600,
         alerting: {
           smtpUrl: undefined,
           emailFrom: 'Vantage <alerts@localhost>',
@@ -51,6 +52,7 @@ describe('server configuration', () => {
       OPSGENIE_API_URL: 'http://127.0.0.1:9000/',
       ALERT_RETRY_BASE_MS: '250',
       VANTAGE_RESULT_RETENTION_DAYS: '7',
+      API_RATE_LIMIT: '20000',
     });
     expect(loaded.ok && loaded.config).toMatchObject({
       port: 8080,
@@ -59,6 +61,7 @@ describe('server configuration', () => {
       logLevel: 'WARN',
       publicUrl: 'https://vantage.example.com',
       trustProxy: ['10.0.0.0/8', '192.168.1.1'],
+      apiRateLimit: 20000,
       alerting: {
         smtpUrl: 'smtps://user:pw@mail.internal:465',
         opsgenieApiUrl: 'http://127.0.0.1:9000',
@@ -81,6 +84,7 @@ describe('server configuration', () => {
         SMTP_URL: 'mail.internal',
         ALERT_RETRY_BASE_MS: '10',
         VANTAGE_RESULT_RETENTION_DAYS: '0',
+        API_RATE_LIMIT: '0',
       }),
     ).toEqual([
       'DATABASE_URL: must be a postgres:// or postgresql:// URL like postgres://vantage:secret@db.internal:5432/vantage',
@@ -91,6 +95,7 @@ describe('server configuration', () => {
       'SMTP_URL: must be an smtp:// or smtps:// URL like smtps://user:pass@mail.internal:465',
       'ALERT_RETRY_BASE_MS: must be a whole number from 100 to 600000',
       'VANTAGE_RESULT_RETENTION_DAYS: must be a whole number from 1 to 3650',
+      'API_RATE_LIMIT: must be a whole number from 1 to 1000000',
     ]);
     for (const days of ['1.5', '-3', 'a month', '3651']) {
       expect(problems({ VANTAGE_RESULT_RETENTION_DAYS: days })).toEqual([

@@ -1,8 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { fileURLToPath } from 'node:url';
-
-const root = fileURLToPath(new URL('../..', import.meta.url));
+import { ROOT, vantageCommand } from './vantage-command.js';
 
 /** A command prefix that runs the agent with `dir` as a tmpfs of its own: `options` e.g. `size=256k` or `ro`. */
 export const onTmpfs = (dir: string, options: string): string[] => [
@@ -16,7 +14,7 @@ export const onTmpfs = (dir: string, options: string): string[] => [
   dir,
 ];
 
-/** The real `vantage agent` process (from source through tsx), its log lines and its health port. */
+/** The real `vantage agent` process (from source through tsx, or `built` from dist/), its log lines and its health port. */
 export class AgentProcess {
   readonly lines: Record<string, unknown>[] = [];
   stdout = '';
@@ -28,11 +26,12 @@ export class AgentProcess {
   constructor(
     readonly env: Record<string, string>,
     prefix: readonly string[] = [],
+    options: { built?: boolean } = {},
   ) {
-    const command = [...prefix, process.execPath, '--import', 'tsx', `${root}src/cli/main.ts`, 'agent'];
+    const command = [...prefix, ...vantageCommand('agent', options.built)];
     const [file = '', ...args] = command;
     this.child = spawn(file, args, {
-      cwd: root,
+      cwd: ROOT,
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -1,20 +1,19 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
-import { fileURLToPath } from 'node:url';
+import { ROOT, vantageCommand } from './vantage-command.js';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
-
-/** The real `vantage server` process (from source through tsx) and what it printed. */
+/** The real `vantage server` process (from source through tsx, or `built` from dist/) and what it printed. */
 export class ServerProcess {
   stdout = '';
   stderr = '';
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   private readonly child: ChildProcess;
 
-  constructor(env: Record<string, string>) {
-    this.child = spawn(process.execPath, ['--import', 'tsx', `${root}src/cli/main.ts`, 'server'], {
-      cwd: root,
+  constructor(env: Record<string, string>, options: { built?: boolean } = {}) {
+    const [file = '', ...args] = vantageCommand('server', options.built);
+    this.child = spawn(file, args, {
+      cwd: ROOT,
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', HOST: '127.0.0.1', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -25,6 +24,10 @@ export class ServerProcess {
       this.stderr += chunk;
     });
     this.exited = once(this.child, 'exit').then(([code, signal]) => ({ code, signal }));
+  }
+
+  get pid(): number {
+    return this.child.pid ?? 0;
   }
 
   kill(signal: NodeJS.Signals): void {

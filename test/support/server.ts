@@ -30,11 +30,13 @@ export const STORES: Store[] = ['pglite', ...(process.env.TEST_DATABASE_URL ? ([
 /** The PUBLIC_URL of test servers: the base of the links and URLs they answer with. */
 export const TEST_PUBLIC_URL = 'http://127.0.0.1';
 
-/** A fresh, empty PostgreSQL database on the test server; dropped by `drop()`. */
-export async function freshPostgresDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+/** A fresh, empty PostgreSQL database on the test server (named `<prefix>_<random>`); dropped by `drop()`. */
+export async function freshPostgresDatabase(
+  prefix = 'vantage_test',
+): Promise<{ name: string; url: string; drop: () => Promise<void> }> {
   const admin = process.env.TEST_DATABASE_URL;
   if (!admin) throw new Error('TEST_DATABASE_URL is not set');
-  const name = `vantage_test_${randomBytes(6).toString('hex')}`;
+  const name = `${prefix}_${randomBytes(6).toString('hex')}`;
   const client = new pg.Client({ connectionString: admin });
   await client.connect();
   await client.query(`CREATE DATABASE ${name}`);
@@ -42,6 +44,7 @@ export async function freshPostgresDatabase(): Promise<{ url: string; drop: () =
   const url = new URL(admin);
   url.pathname = `/${name}`;
   return {
+    name,
     url: url.toString(),
     drop: async () => {
       const c = new pg.Client({ connectionString: admin });
@@ -90,6 +93,8 @@ export async function freshPgliteDir(): Promise<string> {
 
 export interface TestServerOptions {
   rateLimit?: { max: number; windowMs: number };
+  /** The server's API_RATE_LIMIT setting (requests per key per 60 s). */
+  apiRateLimit?: number;
   failedAuthLimit?: { max: number; windowMs: number };
   /** Trust X-Forwarded-For (to pose as several sources). */
   trustProxy?: boolean;
@@ -143,6 +148,7 @@ export async function startTestServer(
     publicUrl: TEST_PUBLIC_URL,
     bootstrapKey: apiKey,
     trustProxy: options.trustProxy ?? false,
+    apiRateLimit: options.apiRateLimit,
     alerting: { ...LOCAL_ALERTING, ...options.alerting },
     resultRetentionDays: options.resultRetentionDays ?? 30,
   };

@@ -281,11 +281,11 @@ describe('rate limit', () => {
   let server: TestServer;
 
   beforeAll(async () => {
-    server = await startTestServer('pglite', { rateLimit: { max: 5, windowMs: 60_000 } });
+    server = await startTestServer('pglite', { apiRateLimit: 5 });
   });
   afterAll(async () => server?.close());
 
-  it('answers the 6th request in the window with 429, Retry-After and the error body', async () => {
+  it('answers the 6th request in the window (API_RATE_LIMIT=5) with 429, Retry-After and the error body', async () => {
     const api = apiOf(server);
     for (let i = 0; i < 5; i++) expect((await api.get('/v1/checks')).status).toBe(200);
     const limited = await api.get('/v1/checks');

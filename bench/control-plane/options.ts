@@ -1,0 +1,146 @@
+import { parseArgs } from 'node:util';
+
+export type StoreKind = 'pglite' | 'postgres';
+/** `real`: one `vantage agent` process; `simulated`: in-bench agents that answer every run at once; `idle`: none. */
+export type AgentMode = 'real' | 'simulated' | 'idle';
+
+/** One row of the table: one fresh store, fresh servers, fresh checks. */
+export interface Scenario {
+  mode: AgentMode;
+  store: StoreKind;
+  checks: number;
+  replicas: number;
+}
+
+export interface Timing {
+  /** Seconds from the agents' connection to the window's start (then rounded up to a slot boundary). */
+  warmupS: number;
+  /** Seconds measured: a whole number of 10-second slots. */
+  windowS: number;
+  /** Seconds after the window during which a run of one of its slots may still arrive. */
+  drainS: number;
+}
+
+export interface BenchOptions extends Timing {
+  scenarios: Scenario[];
+  /** JOB_CONCURRENCY of the real agent. */
+  jobConcurrency: number;
+  /** Credit each simulated agent grants (its runs at once). */
+  credits: number;
+  /** LOG_LEVEL of the server and the agent. */
+  logLevel: string;
+  build: boolean;
+}
+
+export const SLOT_MS = 10_000;
+
+/**
+ * Without arguments, the issue's whole matrix (`npm run bench`): a real agent at 1,000 and 3,000 checks on both
+ * stores, simulated agents at 20,000 checks (2,000 runs/s due) on PostgreSQL with one and two replicas, and the
+ * idle control plane with 10,000 checks on both stores.
+ */
+const FULL_SUITE: Scenario[] = [
+  ...(['pglite', 'postgres'] as const).flatMap((store) =>
+    [1000, 3000].map((checks): Scenario => ({ mode: 'real', store, checks, replicas: 1 })),
+  ),
+  ...[1, 2].map((replicas): Scenario => ({ mode: 'simulated', store: 'postgres', checks: 20_000, replicas })),
+  ...(['pglite', 'postgres'] as const).map(
+    (store): Scenario => ({ mode: 'idle', store, checks: 10_000, replicas: 1 }),
+  ),
+];
+
+export const USAGE = `usage: node --import tsx bench/control-plane.ts [options]   (no options: the full matrix)
+  --store pglite|postgres[,…]     store(s) to measure                       (default pglite)
+  --checks N[,…]                  API checks every 10 s on one location     (default 1000; --idle: 10000)
+  --agent real|simulated          one vantage agent process, or in-bench agents answering at once (default real)
+  --replicas 1|2[,…]              control-plane replicas on one PostgreSQL  (default 1; 2 needs --store postgres)
+  --idle                          no agent, checks due once a day: the idle control plane's CPU and RSS
+  --warmup S                      seconds before the window                 (default 20)
+  --window S                      seconds measured, whole 10-s slots        (default 60)
+  --drain S                       seconds a window's run may still arrive after it (default 20)
+  --job-concurrency N             JOB_CONCURRENCY of the real agent         (default 100)
+  --credits N                     runs each simulated agent holds at once   (default 1000)
+  --log-level L                   LOG_LEVEL of server and agent             (default WARN)
+  --no-build                      skip npm run build (dist/ is current)
+PostgreSQL: BENCH_DATABASE_URL or TEST_DATABASE_URL, else scripts/start-test-postgres.sh; a fresh database per row.`;
+
+function list<T>(value: string | undefined, fallback: T[], parse: (item: string) => T): T[] {
+  return value === undefined ? fallback : value.split(',').map((item) => parse(item.trim()));
+}
+
+function oneOf<T extends string>(name: string, allowed: readonly T[]) {
+  return (item: string): T => {
+    if (!(allowed as readonly string[]).includes(item)) {
+      throw new Error(`--${name}: must be one of ${allowed.join(', ')} (got ${item})`);
+    }
+    return item as T;
+  };
+}
+
+function whole(name: string, min: number) {
+  return (item: string): number => {
+    const n = Number(item);
+    if (!Number.isInteger(n) || n < min)
+      throw new Error(`--${name}: must be a whole number ≥ ${min} (got ${item})`);
+    return n;
+  };
+}
+
+/** The options of a command line; throws with one line naming the bad option. */
+export function parseOptions(argv: string[]): BenchOptions {
+  const { values } = parseArgs({
+    args: argv,
+    strict: true,
+    options: {
+      store: { type: 'string' },
+      checks: { type: 'string' },
+      agent: { type: 'string' },
+      replicas: { type: 'string' },
+      idle: { type: 'boolean' },
+      warmup: { type: 'string' },
+      window: { type: 'string' },
+      drain: { type: 'string' },
+      'job-concurrency': { type: 'string' },
+      credits: { type: 'string' },
+      'log-level': { type: 'string' },
+      'no-build': { type: 'boolean' },
+      help: { type: 'boolean' },
+    },
+  });
+  if (values.help) {
+    console.log(USAGE);
+    process.exit(0);
+  }
+  const matrixArgs = ['store', 'checks', 'agent', 'replicas', 'idle'] as const;
+  const full = matrixArgs.every((name) => values[name] === undefined);
+  const mode: AgentMode = values.idle
+    ? 'idle'
+    : oneOf('agent', ['real', 'simulated'] as const)(values.agent ?? 'real');
+  const stores = list<StoreKind>(values.store, ['pglite'], oneOf('store', ['pglite', 'postgres'] as const));
+  const checks = list(values.checks, [mode === 'idle' ? 10_000 : 1000], whole('checks', 1));
+  const replicas = list(values.replicas, [1], whole('replicas', 1));
+  const scenarios = full
+    ? FULL_SUITE
+    : stores.flatMap((store) =>
+        checks.flatMap((n) => replicas.map((r): Scenario => ({ mode, store, checks: n, replicas: r }))),
+      );
+  for (const s of scenarios) {
+    if (s.replicas > 1 && s.store !== 'postgres') {
+      throw new Error('--replicas: more than one replica needs --store postgres (PGlite serves one process)');
+    }
+    if (s.replicas > 1 && s.mode !== 'simulated') {
+      throw new Error('--replicas: more than one replica is measured with --agent simulated');
+    }
+  }
+  const windowS = whole('window', 10)(values.window ?? '60');
+  return {
+    scenarios,
+    warmupS: whole('warmup', 0)(values.warmup ?? '20'),
+    windowS: Math.ceil(windowS / (SLOT_MS / 1000)) * (SLOT_MS / 1000),
+    drainS: whole('drain', 0)(values.drain ?? '20'),
+    jobConcurrency: whole('job-concurrency', 1)(values['job-concurrency'] ?? '100'),
+    credits: whole('credits', 1)(values.credits ?? '1000'),
+    logLevel: values['log-level'] ?? 'WARN',
+    build: !values['no-build'],
+  };
+}

@@ -1,0 +1,144 @@
+/** One row of the table: fresh store, servers, location, agents and checks; a measured window; all removed after. */
+import { quantile } from '../support.js';
+import { type Agents, startAgents } from './agents.js';
+import { type CpuFigures, CpuMeter } from './meter.js';
+import { type BenchOptions, type Scenario, SLOT_MS } from './options.js';
+import { pairArrivals, readSessions, type SessionRow, type WindowFigures, windowFigures } from './outcome.js';
+import { loadAverage } from './proc.js';
+import { startServers } from './servers.js';
+import { agentsConnected, apiOf, createChecks, createLocation, scheduleFields } from './setup.js';
+import { createStore } from './store.js';
+import { type ArrivalTarget, startArrivalTarget } from './target.js';
+import { stopProcess, Teardown } from './teardown.js';
+
+export interface Row {
+  scenario: Scenario;
+  windowS: number;
+  /** Absent for the idle control plane. */
+  runs: (WindowFigures & { lagP50Ms: number; lagP99Ms: number }) | null;
+  cpu: CpuFigures;
+  load: string;
+  notes: string[];
+}
+
+interface Window {
+  startMs: number;
+  endMs: number;
+  deadlineMs: number;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
+/** The idle row's agents get this long to answer the run each check made when created. */
+const IDLE_DRAIN_MS = 20 * 60_000;
+
+export async function runScenario(scenario: Scenario, options: BenchOptions): Promise<Row> {
+  const { mode, checks, replicas } = scenario;
+  const say = (what: string) =>
+    console.log(
+      `  [${scenario.store} N=${checks} ${mode} ×${replicas}] ${new Date().toISOString().slice(11, 19)} ${what}`,
+    );
+  const teardown = new Teardown();
+  try {
+    const store = await createStore(scenario.store);
+    teardown.add('remove the store', () => store.remove());
+    say('starting the control plane');
+    const { servers, key } = await startServers(store, replicas, options.logLevel, teardown);
+    const api = apiOf(servers[0]?.port ?? 0, key);
+    const location = await createLocation(api);
+    const target = mode === 'real' ? await startArrivalTarget() : null;
+    if (target) teardown.add('close the target', () => target.close());
+
+    const where = { servers, key: location.key, accountId: key.accountId, dataDir: store.dir };
+    const agents = await startAgents(mode, where, options, teardown);
+    await agentsConnected(api, location.id, agents.process ? 1 : agents.simulated.length).catch(
+      (error: Error) => {
+        throw new Error(`${error.message}\n${agents.process?.stdout ?? ''}${agents.process?.stderr ?? ''}`);
+      },
+    );
+    say(`agents connected; creating ${checks} checks`);
+    const ids = await createChecks(
+      api,
+      checks,
+      scheduleFields(mode === 'idle'),
+      (index) => target?.url(index) ?? `http://127.0.0.1:9/?c=${index}`,
+      (made) => say(`${made} checks`),
+    );
+
+    const notes: string[] = [];
+    const window =
+      mode === 'idle' ? await idleWindow(agents, checks, options, say, notes) : busyWindow(options);
+    await sleep(window.startMs - Date.now());
+    say(`window of ${options.windowS} s`);
+    const meter = await CpuMeter.begin({
+      serverPids: servers.map((s) => s.process.pid),
+      agentPid: agents.process?.pid ?? null,
+      backendPids: () => store.backendPids(),
+    });
+    await sleep(window.endMs - Date.now());
+    const cpu = await meter.end();
+    const load = loadAverage();
+    await sleep(window.deadlineMs - Date.now());
+
+    notes.push(...(await agents.stop()));
+    for (const server of servers) await stopProcess(server.process);
+    if (mode === 'idle') return { scenario, windowS: cpu.seconds, runs: null, cpu, load, notes };
+
+    say('reading the store');
+    const db = await store.open();
+    const sessions = await readSessions(db).finally(() => db.close());
+    const arrivedAt = target ? arrivals(sessions, target, ids, notes) : deliveries(agents);
+    const figures = windowFigures(sessions, arrivedAt, checks, window);
+    const early = figures.lagsMs.filter((lag) => lag < 0).length;
+    if (early > 0) notes.push(`${early} runs arrived before their slot began: their pairing is wrong`);
+    const runs = {
+      ...figures,
+      lagP50Ms: quantile(figures.lagsMs, 0.5),
+      lagP99Ms: quantile(figures.lagsMs, 0.99),
+    };
+    return { scenario, windowS: cpu.seconds, runs, cpu, load, notes };
+  } finally {
+    await teardown.run();
+  }
+}
+
+/** After the warm-up, from a slot boundary, whole slots; runs of its slots may arrive until the drain ends. */
+function busyWindow(options: BenchOptions): Window {
+  const startMs = Math.ceil((Date.now() + options.warmupS * 1000) / SLOT_MS) * SLOT_MS;
+  const endMs = startMs + options.windowS * 1000;
+  return { startMs, endMs, deadlineMs: endMs + options.drainS * 1000 };
+}
+
+/** Once the agents answered every check's first run (the queue is empty) and left, and 10 s passed. */
+async function idleWindow(
+  agents: Agents,
+  checks: number,
+  options: BenchOptions,
+  say: (what: string) => void,
+  notes: string[],
+): Promise<Window> {
+  const end = Date.now() + IDLE_DRAIN_MS;
+  while (agents.answered() < checks && Date.now() < end) {
+    await sleep(10_000);
+    say(`${agents.answered()} of the ${checks} first runs answered`);
+  }
+  if (agents.answered() < checks) notes.push(`${checks - agents.answered()} first runs were still queued`);
+  notes.push(...(await agents.stop()));
+  const startMs = Date.now() + 10_000;
+  const endMs = startMs + options.windowS * 1000;
+  return { startMs, endMs, deadlineMs: endMs };
+}
+
+/** When each session's request reached the target (real agent). */
+function arrivals(sessions: SessionRow[], target: ArrivalTarget, ids: string[], notes: string[]) {
+  const byCheck = new Map([...target.arrivals].map(([index, times]) => [ids[index] ?? '', times] as const));
+  const paired = pairArrivals(sessions, byCheck);
+  if (paired.unmatched > 0) notes.push(`${paired.unmatched} arrivals matched no session`);
+  return paired.arrivedAt;
+}
+
+/** When each session's run reached a simulated agent. */
+function deliveries(agents: Agents): Map<string, number> {
+  const at = new Map<string, number>();
+  for (const one of agents.simulated) for (const [id, when] of one.received) at.set(id, when);
+  return at;
+}
