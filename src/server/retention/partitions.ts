@@ -31,12 +31,17 @@ interface Partition {
   to: Date;
 }
 
-async function resultPartitions(db: Db): Promise<Partition[]> {
+/** The names of the partitions of `check_results`, sorted. */
+export async function resultPartitionNames(db: Db): Promise<string[]> {
   const rows = await db.query<{ name: string }>(
     `SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
-      WHERE i.inhparent = 'check_results'::regclass`,
+      WHERE i.inhparent = 'check_results'::regclass ORDER BY 1`,
   );
-  return rows.flatMap(({ name }): Partition[] => {
+  return rows.map((r) => r.name);
+}
+
+async function resultPartitions(db: Db): Promise<Partition[]> {
+  return (await resultPartitionNames(db)).flatMap((name): Partition[] => {
     const day = /^check_results_(\d{8})$/.exec(name)?.[1];
     if (day) return [{ name, from: dayOfName(day), to: new Date(dayOfName(day).getTime() + DAY_MS) }];
     const before = /^check_results_before_(\d{8})$/.exec(name)?.[1];

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runArtifactsDir } from '../../../src/server/gateway/artifacts.js';
+import { resultPartitionNames } from '../../../src/server/retention/partitions.js';
 import {
   createApiCheck,
   createLocation,
@@ -187,11 +188,7 @@ describe.each(STORES)('results past their retention, and their rollups (%s)', (s
   it.runIf(store === 'postgres')(
     'drops whole day partitions on PostgreSQL and makes the next days ahead',
     async () => {
-      const rows = await server.server.context.db.query<{ name: string }>(
-        `SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
-        WHERE i.inhparent = 'check_results'::regclass ORDER BY 1`,
-      );
-      expect(rows.map((r) => r.name)).toEqual([
+      expect(await resultPartitionNames(server.server.context.db)).toEqual([
         'check_results_20300103',
         'check_results_20300104',
         'check_results_20300105',
@@ -209,13 +206,7 @@ describe.each(STORES)('results past their retention, and their rollups (%s)', (s
   it.runIf(store === 'postgres')(
     'leaves a partition for the next run while check_results is in use',
     async () => {
-      const partitionNames = async () =>
-        (
-          await server.server.context.db.query<{ name: string }>(
-            `SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
-            WHERE i.inhparent = 'check_results'::regclass ORDER BY 1`,
-          )
-        ).map((r) => r.name);
+      const partitionNames = () => resultPartitionNames(server.server.context.db);
       const reader = new pg.Client({ connectionString: databaseUrlOf(server) });
       await reader.connect();
       try {

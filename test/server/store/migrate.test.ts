@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runRetention } from '../../../src/server/retention/job.js';
+import { resultPartitionNames } from '../../../src/server/retention/partitions.js';
 import { listRollups } from '../../../src/server/retention/read.js';
 import { listCheckResults } from '../../../src/server/sessions/results-query.js';
 import { insertResult, sessionResults } from '../../../src/server/sessions/store.js';
@@ -132,12 +133,8 @@ describe.each(STORES)('migrating a store that has results (%s)', (store) => {
   it.runIf(store === 'postgres')(
     'on PostgreSQL, partitions the table with the old rows as its first partition',
     async () => {
-      const partitions = await db.query<{ name: string }>(
-        `SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
-        WHERE i.inhparent = 'check_results'::regclass ORDER BY 1`,
-      );
       const tomorrow = new Date(Math.floor(now.getTime() / DAY) * DAY + DAY).toISOString().slice(0, 10);
-      expect(partitions.map((p) => p.name)).toEqual([
+      expect(await resultPartitionNames(db)).toEqual([
         `check_results_before_${tomorrow.replaceAll('-', '')}`,
         'check_results_default',
       ]);
