@@ -145,7 +145,9 @@ $(as_agent_user "") env API_KEY=pl_acme.ci-image.S3cretKeyForTheImageCheck API_U
 pids+=($!)
 wait_for_status "http://127.0.0.1:$port/-/liveness" 200
 [ "$(http_status "http://127.0.0.1:$port/-/readiness")" = 503 ] || fail "ready without a control plane"
-curl -sf "http://127.0.0.1:$port/metrics" | grep -q '^vantage_agent_connected 0' || fail "/metrics"
+# Read whole before matching: `grep -q` leaving a pipe early fails curl (SIGPIPE) under pipefail.
+metrics=$(curl -sf "http://127.0.0.1:$port/metrics") || fail "/metrics did not answer"
+grep -q '^vantage_agent_connected 0' <<<"$metrics" || fail "/metrics has no vantage_agent_connected 0"
 AGENT_HEALTH_PORT=$port node "$prefix/lib/vantage-healthcheck.mjs" || fail "the HEALTHCHECK command failed"
 say "agent health server: /-/liveness 200, /-/readiness 503 before it has connected, /metrics, HEALTHCHECK ok"
 kill -TERM "${pids[-1]}"
