@@ -38,6 +38,11 @@ export class SimulatedAgent {
   /** Runs whose result upload has been answered so far. */
   answered = 0;
 
+  /** Runs whose result is being uploaded now. */
+  get running(): number {
+    return this.inFlight.size;
+  }
+
   close(): void {
     this.closed = true;
     clearInterval(this.heartbeat);
