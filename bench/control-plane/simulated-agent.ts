@@ -11,6 +11,8 @@ export class SimulatedAgent {
   readonly received = new Map<string, number>();
   /** Uploads the control plane did not take with a 200, by status (0: no answer). */
   readonly refused = new Map<number, number>();
+  /** Runs whose result upload has been answered so far. */
+  answered = 0;
   private readonly inFlight = new Set<string>();
   private closed = false;
   private readonly heartbeat: NodeJS.Timeout;
@@ -34,9 +36,6 @@ export class SimulatedAgent {
     agent.client.credit(credits);
     return agent;
   }
-
-  /** Runs whose result upload has been answered so far. */
-  answered = 0;
 
   /** Runs whose result is being uploaded now. */
   get running(): number {
