@@ -31,7 +31,10 @@ const rows: Row[] = [];
 const failed: string[] = [];
 for (const scenario of options.scenarios) {
   try {
-    rows.push(await runScenario(scenario, options));
+    const row = await runScenario(scenario, options);
+    rows.push(row);
+    // Each row as soon as it is measured, so that a run stopped later still leaves it.
+    console.log(resultTable([row]).split('\n').at(-1));
   } catch (error) {
     const what = `${scenario.store} N=${scenario.checks} ${scenario.mode} ×${scenario.replicas}`;
     console.error(`  ${what} failed: ${(error as Error).stack ?? error}`);

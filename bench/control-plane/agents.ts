@@ -10,8 +10,9 @@ export interface Agents {
   /** The real agent's process, whose CPU is measured. */
   process: AgentProcess | null;
   simulated: SimulatedAgent[];
-  /** Runs the simulated agents answered so far. */
+  /** Runs the simulated agents answered so far, and those they are answering now. */
   answered(): number;
+  inFlight(): number;
   /** Stops them all; answers what the control plane refused them. */
   stop(): Promise<string[]>;
 }
@@ -55,6 +56,7 @@ export async function startAgents(
     process: agent,
     simulated,
     answered: () => simulated.reduce((sum, one) => sum + one.answered, 0),
+    inFlight: () => simulated.reduce((sum, one) => sum + one.running, 0),
     async stop() {
       if (stopped) return [];
       stopped = true;

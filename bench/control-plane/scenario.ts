@@ -6,7 +6,7 @@ import { type BenchOptions, type Scenario, SLOT_MS } from './options.js';
 import { pairArrivals, readSessions, type SessionRow, type WindowFigures, windowFigures } from './outcome.js';
 import { loadAverage } from './proc.js';
 import { startServers } from './servers.js';
-import { agentsConnected, apiOf, createChecks, createLocation, scheduleFields } from './setup.js';
+import { agentsConnected, apiOf, createChecks, createLocation, queuedRuns, scheduleFields } from './setup.js';
 import { createStore } from './store.js';
 import { type ArrivalTarget, startArrivalTarget } from './target.js';
 import { stopProcess, Teardown } from './teardown.js';
@@ -66,7 +66,9 @@ export async function runScenario(scenario: Scenario, options: BenchOptions): Pr
 
     const notes: string[] = [];
     const window =
-      mode === 'idle' ? await idleWindow(agents, checks, options, say, notes) : busyWindow(options);
+      mode === 'idle'
+        ? await idleWindow(agents, servers[0]?.url ?? '', options, say, notes)
+        : busyWindow(options);
     await sleep(window.startMs - Date.now());
     say(`window of ${options.windowS} s`);
     const meter = await CpuMeter.begin({
@@ -108,20 +110,27 @@ function busyWindow(options: BenchOptions): Window {
   return { startMs, endMs, deadlineMs: endMs + options.drainS * 1000 };
 }
 
-/** Once the agents answered every check's first run (the queue is empty) and left, and 10 s passed. */
+/**
+ * Once the first run each check made when created is gone from the queue (answered, or expired when the control
+ * plane could not hand it out within 6 minutes) and the agents left, and 10 s passed.
+ */
 async function idleWindow(
   agents: Agents,
-  checks: number,
+  serverUrl: string,
   options: BenchOptions,
   say: (what: string) => void,
   notes: string[],
 ): Promise<Window> {
   const end = Date.now() + IDLE_DRAIN_MS;
-  while (agents.answered() < checks && Date.now() < end) {
+  let queued: number;
+  // The scheduler makes a new check's first run within its next tick, a second after it is created.
+  for (;;) {
     await sleep(10_000);
-    say(`${agents.answered()} of the ${checks} first runs answered`);
+    queued = await queuedRuns(serverUrl);
+    if ((queued === 0 && agents.inFlight() === 0) || Date.now() > end) break;
+    say(`${queued} first runs queued, ${agents.answered()} answered`);
   }
-  if (agents.answered() < checks) notes.push(`${checks - agents.answered()} first runs were still queued`);
+  if (queued > 0) notes.push(`${queued} first runs were still queued`);
   notes.push(...(await agents.stop()));
   const startMs = Date.now() + 10_000;
   const endMs = startMs + options.windowS * 1000;

@@ -84,3 +84,12 @@ export async function agentsConnected(api: Api, locationId: string, count: numbe
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
 }
+
+/** Runs queued at the bench's location and due now, from the server's Prometheus endpoint (open by default). */
+export async function queuedRuns(url: string): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const line = text
+    .split('\n')
+    .find((l) => l.startsWith('vantage_location_queue_size{') && l.includes(`location="${LOCATION}"`));
+  return Number(line?.split(' ').at(-1) ?? 0);
+}

@@ -11,6 +11,8 @@ export class SimulatedAgent {
   readonly received = new Map<string, number>();
   /** Uploads the control plane did not take with a 200, by status (0: no answer). */
   readonly refused = new Map<number, number>();
+  /** Runs whose result upload has been answered so far. */
+  answered = 0;
   private readonly inFlight = new Set<string>();
   private closed = false;
   private readonly heartbeat: NodeJS.Timeout;
@@ -35,8 +37,10 @@ export class SimulatedAgent {
     return agent;
   }
 
-  /** Runs whose result upload has been answered so far. */
-  answered = 0;
+  /** Runs whose result is being uploaded now. */
+  get running(): number {
+    return this.inFlight.size;
+  }
 
   close(): void {
     this.closed = true;

@@ -56,7 +56,11 @@ export async function createStore(kind: StoreKind): Promise<BenchStore> {
     throw new Error(`creating a database on ${admin}: ${error.message}`);
   });
   const adminClient = new pg.Client({ connectionString: admin });
-  await adminClient.connect();
+  await adminClient.connect().catch(async (error: Error) => {
+    await database.drop().catch(() => {});
+    removeDir();
+    throw error;
+  });
   return {
     kind,
     dir,
