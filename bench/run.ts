@@ -11,6 +11,7 @@ const BENCHMARKS = [
   'icmp-vs-fping.ts',
   'browser-run.ts',
   'hostile-bodies.ts',
+  'result-ingest.ts',
 ];
 const here = fileURLToPath(new URL('.', import.meta.url));
 const missed: string[] = [];
