@@ -75,37 +75,71 @@ export async function lockSession(tx: Db, id: string): Promise<SessionRow | null
   return row ?? null;
 }
 
-export async function setSessionStatus(tx: Db, id: string, status: SessionStatus, now: Date): Promise<void> {
-  await tx.query('UPDATE check_sessions SET status = $2, stopped_at = $3 WHERE id = $1', [id, status, now]);
+/**
+ * Locks the account's sessions that these runs belong to, in id order (so two transactions locking overlapping
+ * sets never wait on each other in a circle): sessions first, then runs, as everywhere.
+ */
+export async function lockSessionsOfRuns(
+  tx: Db,
+  accountId: string,
+  runIds: readonly string[],
+): Promise<SessionRow[]> {
+  return tx.query<SessionRow>(
+    `SELECT * FROM check_sessions
+      WHERE id IN (SELECT session_id FROM runs WHERE id = ANY($1::text[]) AND account_id = $2)
+      ORDER BY id FOR UPDATE`,
+    [runIds, accountId],
+  );
 }
 
-export async function insertResult(
+export async function setSessionStatus(tx: Db, id: string, status: SessionStatus, now: Date): Promise<void> {
+  await setSessionStatuses(tx, [{ id, status }], now);
+}
+
+export async function setSessionStatuses(
   tx: Db,
-  result: {
-    sessionId: string;
-    accountId: string;
-    runId: string;
-    status: SessionStatus;
-    record: CheckResult;
-    now: Date;
-  },
+  sessions: readonly { id: string; status: SessionStatus }[],
+  now: Date,
 ): Promise<void> {
+  if (sessions.length === 0) return;
+  await tx.query(
+    `UPDATE check_sessions s SET status = u.status, stopped_at = $3
+       FROM unnest($1::text[], $2::text[]) AS u(id, status) WHERE s.id = u.id`,
+    [sessions.map((s) => s.id), sessions.map((s) => s.status), now],
+  );
+}
+
+export interface NewResult {
+  sessionId: string;
+  accountId: string;
+  runId: string;
+  status: SessionStatus;
+  record: CheckResult;
+  now: Date;
+}
+
+/** Inserts results in one statement: the rows travel as one JSON array. */
+export async function insertResults(tx: Db, results: readonly NewResult[]): Promise<void> {
+  if (results.length === 0) return;
+  const rows = results.map((r) => ({
+    id: r.record.checkResultId,
+    session_id: r.sessionId,
+    account_id: r.accountId,
+    run_id: r.runId,
+    result_type: r.record.resultType,
+    attempt: r.record.attempts,
+    record: r.record,
+    status: r.status,
+    location: r.record.runLocation,
+    created_at: r.now.toISOString(),
+  }));
   await tx.query(
     `INSERT INTO check_results (id, session_id, account_id, run_id, result_type, attempt, record, status, location,
                                 created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9, $10)`,
-    [
-      result.record.checkResultId,
-      result.sessionId,
-      result.accountId,
-      result.runId,
-      result.record.resultType,
-      result.record.attempts,
-      jsonParam(result.record),
-      result.status,
-      result.record.runLocation,
-      result.now,
-    ],
+     SELECT r->>'id', r->>'session_id', r->>'account_id', r->>'run_id', r->>'result_type', (r->>'attempt')::int,
+            r->'record', r->>'status', r->>'location', (r->>'created_at')::timestamptz
+       FROM jsonb_array_elements($1::jsonb) AS r`,
+    [jsonParam(rows)],
   );
 }
 
@@ -122,12 +156,32 @@ export async function sessionResults(db: Db, sessionId: string): Promise<ResultR
   );
 }
 
-export async function openRunCount(tx: Db, sessionId: string): Promise<number> {
-  const [row] = await tx.query<{ open: number | string }>(
-    `SELECT count(*) AS open FROM runs WHERE session_id = $1 AND status IN ('queued', 'leased')`,
-    [sessionId],
+/** Of each session: how many runs it has, and how many of them are still open (queued or leased). */
+export async function runCountsOf(
+  tx: Db,
+  sessionIds: readonly string[],
+): Promise<Map<string, { open: number; total: number }>> {
+  const rows = await tx.query<{ session_id: string; open: number | string; total: number | string }>(
+    `SELECT session_id, count(*) FILTER (WHERE status IN ('queued', 'leased')) AS open, count(*) AS total
+       FROM runs WHERE session_id = ANY($1::text[]) GROUP BY session_id`,
+    [sessionIds],
   );
-  return Number(row?.open ?? 0);
+  return new Map(rows.map((r) => [r.session_id, { open: Number(r.open), total: Number(r.total) }]));
+}
+
+/** The FINAL results of each session, oldest first. */
+export async function finalResultsOf(
+  tx: Db,
+  sessionIds: readonly string[],
+): Promise<Map<string, ResultRow[]>> {
+  const rows = await tx.query<ResultRow & { session_id: string }>(
+    `SELECT session_id, id, run_id, result_type, status, location, record FROM check_results
+      WHERE session_id = ANY($1::text[]) AND result_type = 'FINAL' ORDER BY created_at, attempt, id`,
+    [sessionIds],
+  );
+  const finals = new Map<string, ResultRow[]>();
+  for (const { session_id, ...row } of rows) finals.set(session_id, [...(finals.get(session_id) ?? []), row]);
+  return finals;
 }
 
 export async function insertTestSession(
