@@ -12,6 +12,7 @@ const BENCHMARKS = [
   'browser-run.ts',
   'hostile-bodies.ts',
   'result-ingest.ts',
+  'spool-commit.ts',
 ];
 const here = fileURLToPath(new URL('.', import.meta.url));
 const missed: string[] = [];
