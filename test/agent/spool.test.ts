@@ -84,6 +84,9 @@ describe('result spool', () => {
     const reopened = (await openSpool(dir)).spool;
     expect(reopened.entries().map((e) => e.runId)).toEqual(runs);
     expect(await reopened.read(reopened.entries()[3] as never)).toEqual(upload('run-4'));
+    expect(await reopened.jsonBytes(reopened.entries()[3] as never)).toEqual(
+      Buffer.from(JSON.stringify(upload('run-4'))),
+    );
     // The shared file goes with the last of its results.
     for (const entry of reopened.entries().slice(0, 4)) await reopened.remove(entry);
     expect(await readdir(dir)).toHaveLength(1);

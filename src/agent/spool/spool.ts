@@ -39,6 +39,9 @@ const GROUP_SUFFIX = '.results.jsonl';
 /** Results larger than this are written to a file of their own, never with others. */
 const GROUP_RESULT_BYTES = 1024 * 1024;
 const GROUP_RESULTS = 100;
+/** Results up to this size are also kept in memory until acknowledged (up to CACHE_BYTES in all): not read back. */
+const CACHED_RESULT_BYTES = 64 * 1024;
+const CACHE_BYTES = 16 * 1024 * 1024;
 
 /** A result on its way to the disk. */
 interface Pending {
@@ -60,6 +63,9 @@ export class ResultSpool {
   /** Why the last write failed (the disk is full, read-only, …), or null while results reach the disk. */
   private failure: string | null = null;
   private sequence = 0;
+  /** The JSON of small results spooled by this process, so that sending them does not read them back. */
+  private readonly cache = new Map<SpoolEntry, Buffer>();
+  private cachedBytes = 0;
   /** Files of several results, by how many of their results are still spooled. */
   private readonly groups = new Map<string, number>();
   private readonly commits = new GroupCommit<Pending, SpoolEntry>(
@@ -112,6 +118,10 @@ export class ResultSpool {
         ? ((await this.write([pending]))[0] as SpoolEntry)
         : await this.commits.add(pending);
     this.push(entry);
+    if (entry.file && bytes <= CACHED_RESULT_BYTES && this.cachedBytes + bytes <= CACHE_BYTES) {
+      this.cache.set(entry, Buffer.from(pieces.join('')));
+      this.cachedBytes += bytes;
+    }
     await this.enforceBound();
     return entry;
   }
@@ -171,6 +181,8 @@ export class ResultSpool {
 
   /** The upload's JSON read whole, for a batch that sends several; null when it cannot be read. */
   async jsonBytes(entry: SpoolEntry): Promise<Buffer | null> {
+    const cached = this.cache.get(entry);
+    if (cached) return cached;
     if (entry.file && entry.offset !== undefined) return readSlice(entry.file, entry.offset, entry.bytes);
     const json = await this.openJson(entry);
     if (!json) return null;
@@ -199,6 +211,7 @@ export class ResultSpool {
     if (index === -1) return;
     this.list.splice(index, 1);
     this.total -= entry.bytes;
+    if (this.cache.delete(entry)) this.cachedBytes -= entry.bytes;
     if (!entry.file) return;
     if (entry.offset !== undefined) {
       // A file of several results goes once none of them is spooled any more.
