@@ -13,6 +13,7 @@ const BENCHMARKS = [
   'hostile-bodies.ts',
   'result-ingest.ts',
   'spool-commit.ts',
+  'agent-ingest.ts',
 ];
 const here = fileURLToPath(new URL('.', import.meta.url));
 const missed: string[] = [];

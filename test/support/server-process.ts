@@ -27,6 +27,10 @@ export class ServerProcess {
     this.exited = once(this.child, 'exit').then(([code, signal]) => ({ code, signal }));
   }
 
+  get pid(): number {
+    return this.child.pid ?? 0;
+  }
+
   kill(signal: NodeJS.Signals): void {
     this.child.kill(signal);
   }
