@@ -12,8 +12,8 @@ export interface SessionRow {
   id: string;
   checkId: string;
   slot: number;
-  /** It ended without an agent running it (expired in the queue, cancelled): no request of it can arrive. */
-  unran: boolean;
+  /** How often its run was handed to an agent (more than once after a lost lease); only such a run can arrive. */
+  leases: number;
   /** When the control plane stored its result. */
   storedAt: number | null;
 }
@@ -23,10 +23,11 @@ export async function readSessions(db: Db): Promise<SessionRow[]> {
     id: string;
     check_id: string;
     started_at: Date;
-    status: string | null;
+    leases: number;
     stored_at: Date | null;
   }>(
-    `SELECT s.id, s.check_id, s.started_at, r.status, r.created_at AS stored_at
+    `SELECT s.id, s.check_id, s.started_at, r.created_at AS stored_at,
+            (SELECT COALESCE(max(u.leases), 0) FROM runs u WHERE u.session_id = s.id) AS leases
        FROM check_sessions s LEFT JOIN check_results r ON r.session_id = s.id AND r.result_type = 'FINAL'
       WHERE s.run_source = 'SCHEDULER'`,
   );
@@ -34,17 +35,19 @@ export async function readSessions(db: Db): Promise<SessionRow[]> {
     id: r.id,
     checkId: r.check_id,
     slot: Math.floor(new Date(r.started_at).getTime() / SLOT_MS) * SLOT_MS,
-    unran: r.status === 'TIMED_OUT' || r.status === 'CANCELLED',
+    leases: Number(r.leases),
     storedAt: r.stored_at === null ? null : new Date(r.stored_at).getTime(),
   }));
 }
 
 /**
  * Pairs each check's arrivals at the target with its sessions, in order. Agents lease a location's runs oldest
- * first and start each as it comes, so the runs of one check reach the target in the order of their slots, and
- * those that have not by the end are the newest: the n-th arrival of a check is its n-th session that could run.
- * (No retries: the target answers 200.) Answers when each session's request arrived, and how many arrivals were
- * left over (none unless that order was broken).
+ * first (a run left in the queue too long is skipped: it expires) and start each as it comes, so the leased runs
+ * of one check reach the target in the order of their slots, and any not started by the end are the newest: the
+ * n-th arrival of a check is its n-th leased session. (No retries: the target answers 200.) Answers when each
+ * session's request arrived, and how many arrivals were left over (none unless that order was broken). A run
+ * handed out twice, after its lease ran out on an overloaded control plane, may arrive twice and shift the later
+ * pairs of its check; the bench notes how many were.
  */
 export function pairArrivals(
   sessions: readonly SessionRow[],
@@ -52,7 +55,7 @@ export function pairArrivals(
 ): { arrivedAt: Map<string, number>; unmatched: number } {
   const byCheck = new Map<string, SessionRow[]>();
   for (const s of sessions) {
-    if (s.unran) continue;
+    if (s.leases === 0) continue;
     const list = byCheck.get(s.checkId);
     if (list) list.push(s);
     else byCheck.set(s.checkId, [s]);

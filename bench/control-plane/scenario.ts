@@ -142,6 +142,9 @@ function arrivals(sessions: SessionRow[], target: ArrivalTarget, ids: string[], 
   const byCheck = new Map([...target.arrivals].map(([index, times]) => [ids[index] ?? '', times] as const));
   const paired = pairArrivals(sessions, byCheck);
   if (paired.unmatched > 0) notes.push(`${paired.unmatched} arrivals matched no session`);
+  const twice = sessions.filter((s) => s.leases > 1).length;
+  if (twice > 0)
+    notes.push(`${twice} runs were handed out more than once (lost leases): lags are approximate`);
   return paired.arrivedAt;
 }
 
