@@ -13,6 +13,9 @@ const BENCHMARKS = [
   'hostile-bodies.ts',
   'store-growth.ts',
   'scheduler-tick.ts',
+  'result-ingest.ts',
+  'spool-commit.ts',
+  'agent-ingest.ts',
   'control-plane.ts',
 ];
 const here = fileURLToPath(new URL('.', import.meta.url));

@@ -36,6 +36,8 @@ export interface AgentOptions {
   fatalRetryMs?: number;
   /** Result delivery back-off (1 s doubling to 30 s). */
   deliveryRetry?: { baseMs: number; maxMs: number };
+  /** How long a fresh result waits for others to share its batch upload (100 ms). */
+  resultBatchLingerMs?: number;
 }
 
 export interface AgentHandle {
@@ -99,6 +101,8 @@ export async function startAgent(config: AgentConfig, options: AgentOptions = {}
     http,
     log,
     retry: options.deliveryRetry ?? { baseMs: 1000, maxMs: 30_000 },
+    peerProtocolVersion: () => connection.protocolVersion,
+    batchLingerMs: options.resultBatchLingerMs,
     onDelivered: () => metrics.deliveredResults.inc(),
   });
 

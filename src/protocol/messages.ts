@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { CHECK_TYPES, RUN_SOURCES, SESSION_STATUSES } from '../checks/index.js';
+import { PROTOCOL_LIMITS } from './version.js';
 
 /** The two slot classes of an agent: lightweight kinds, and browser-based kinds. */
 export const SLOT_CLASSES = ['light', 'browser'] as const;
@@ -160,6 +161,30 @@ export function uploadForVersion(upload: ResultUpload, version: number): ResultU
 }
 
 export const resultAck = z.strictObject({ recorded: z.boolean(), duplicate: z.boolean() });
+
+/** From version 2 on: several uploads in one request (`AGENT_PATHS.resultBatch`). */
+export const resultBatch = z.strictObject({
+  results: z.array(resultUpload).min(1).max(PROTOCOL_LIMITS.resultBatchSize),
+});
+
+/**
+ * From version 2 on, the answer to a batch upload: one item per upload, in their order, each what a single upload
+ * would have been answered: `statusCode` 200 with its acknowledgement, or an error status with the error body.
+ */
+export const resultBatchAnswer = z.strictObject({
+  results: z.array(
+    z.union([
+      resultAck.extend({ statusCode: z.literal(200) }),
+      z.strictObject({
+        statusCode: z.number().int().min(400).max(599),
+        error: z.string(),
+        message: z.string(),
+        attributes: z.record(z.string(), z.unknown()),
+      }),
+    ]),
+  ),
+});
+export type ResultBatchAnswer = z.infer<typeof resultBatchAnswer>;
 
 /** An error-level event of an agent; holds no keys, variables, check configuration, URLs, headers or bodies. */
 export const errorReport = z.strictObject({

@@ -1,7 +1,7 @@
 /**
  * The newest agent ⇄ control-plane protocol version, the one an agent offers first; both sides refuse a handshake
- * with a version they do not speak (docs/protocol.md, Versioning). Version 2 added hello's `engines` and the
- * results' `permanentError`.
+ * with a version they do not speak (docs/protocol.md, Versioning). Version 2 added hello's `engines`, the
+ * results' `permanentError` and the batch upload of results (`AGENT_PATHS.resultBatch`).
  */
 export const PROTOCOL_VERSION = 2;
 /** Every version this code speaks, oldest first: a control plane takes them all, an agent falls back to them. */
@@ -11,6 +11,8 @@ export const SUPPORTED_PROTOCOL_VERSIONS: readonly number[] = [1, 2];
 export const AGENT_PATHS = {
   connect: '/v1/agent/connect',
   results: '/v1/agent/results',
+  /** From version 2 on: up to `PROTOCOL_LIMITS.resultBatchSize` results in one request. */
+  resultBatch: '/v1/agent/results/batch',
   artifact: (runId: string, name: string) =>
     `/v1/agent/runs/${encodeURIComponent(runId)}/artifacts/${encodeURIComponent(name)}`,
   errors: '/v1/agent/errors',
@@ -26,6 +28,10 @@ export const PROTOCOL_LIMITS = {
    * texts of a larger result (with a note) rather than send one the control plane refuses.
    */
   resultBytes: 64 * 1024 * 1024,
+  /** Most results in one batch upload. */
+  resultBatchSize: 100,
+  /** Largest batch upload, in bytes; a larger result goes on its own. */
+  resultBatchBytes: 16 * 1024 * 1024,
   /** How often an agent sends a heartbeat. */
   heartbeatIntervalMs: 10_000,
   /** A lease lasts this long after the last heartbeat that named the run. */

@@ -5,6 +5,7 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { AgentOptions } from '../../src/agent/agent.js';
 import { startTestAgent, type TestAgent, waitFor } from '../support/agent.js';
 import { type CountingTarget, startCountingTarget } from '../support/counting-target.js';
 import { FAKE_KEY, FakeControlPlane } from '../support/fake-control-plane.js';
@@ -38,14 +39,19 @@ afterEach(async () => {
   expect(fake.violations).toEqual([]);
 });
 
-async function connectedAgent(env: Record<string, string> = {}): Promise<TestAgent> {
+async function connectedAgent(
+  env: Record<string, string> = {},
+  options: AgentOptions = {},
+): Promise<TestAgent> {
   fake = await FakeControlPlane.start();
-  agent = await startTestAgent({ url: fake.url, key: FAKE_KEY }, env);
+  agent = await startTestAgent({ url: fake.url, key: FAKE_KEY }, env, options);
   await fake.waitFor('credit', () => fake.received('credit')[0]);
   return agent;
 }
 
 const released = () => fake.received('release').flatMap((m) => m.runIds);
+const spooled = async (dataDir: string) =>
+  (await readdir(join(dataDir, 'spool'))).filter((f) => f.endsWith('.result.json')).length;
 
 describe('agent: a control plane that misbehaves', () => {
   it('logs an UNSUPPORTED_PROTOCOL refusal clearly and retries slowly, never in a loop', async () => {
@@ -83,6 +89,52 @@ describe('agent: a control plane that misbehaves', () => {
     expect(failed.status).toBe('FAILED');
     expect(failed).not.toHaveProperty('permanentError');
     expect(fake.violations).toEqual([]);
+  });
+
+  it('sends results one by one to a control plane of version 1', async () => {
+    fake = await FakeControlPlane.start();
+    fake.speaks = [1];
+    agent = await startTestAgent({ url: fake.url, key: FAKE_KEY }, {}, { resultBatchLingerMs: 2000 });
+    await fake.waitFor('credit', () => fake.received('credit')[0]);
+    const runs = [0, 1, 2].map((i) => fake.run(apiCheck(target.url(`/v1-single-${i}`))));
+    for (const run of runs) fake.send(run);
+    const keys = runs.map((run) => `${run.runId}:1`);
+    await fake.waitFor('the results', () => keys.every((key) => fake.results.has(key)));
+    expect(fake.batches).toEqual([]);
+    expect([...fake.singles].sort()).toEqual([...keys].sort());
+  });
+
+  it('sends results in batches to a control plane of version 2, each settled by its own answer', async () => {
+    const { logs } = await connectedAgent({ JOB_CONCURRENCY: '10' }, { resultBatchLingerMs: 1500 });
+    const refused = fake.run(apiCheck(target.url('/batch-refused')));
+    const gone = fake.run(apiCheck(target.url('/batch-gone')));
+    fake.answerResult = (upload) => {
+      if (upload.runId === gone.runId) return 404;
+      return upload.runId === refused.runId && 'apiCheckResult' in upload.result ? 422 : null;
+    };
+    const fine = [0, 1, 2, 3].map((i) => fake.run(apiCheck(target.url(`/batch-fine-${i}`))));
+    for (const run of [...fine, refused, gone]) fake.send(run);
+    const keys = fine.map((run) => `${run.runId}:1`);
+    await fake.waitFor('the results', () => keys.every((key) => fake.results.has(key)));
+    // The refused one comes again as its essentials; the one that is not ours is dropped.
+    const essentials = await fake.waitFor('the essentials', () => fake.results.get(`${refused.runId}:1`));
+    expect(essentials.result.notes).toEqual([expect.stringContaining('HTTP 422')]);
+    await fake.waitFor('the dropped result logged', () => logs.text.includes('not ours to report'));
+    expect(fake.singles).toEqual([]);
+    expect(fake.batches[0]).toHaveLength(6);
+    expect(fake.results.has(`${gone.runId}:1`)).toBe(false);
+    await waitFor('an empty spool', async () => (await spooled(agent?.dataDir ?? '')) === 0);
+  });
+
+  it('sends the results of a batch the control plane refuses as a whole one by one', async () => {
+    const { logs } = await connectedAgent({}, { resultBatchLingerMs: 500 });
+    fake.batchStatus = 404;
+    const runs = [0, 1].map((i) => fake.run(apiCheck(target.url(`/no-batch-route-${i}`))));
+    for (const run of runs) fake.send(run);
+    const keys = runs.map((run) => `${run.runId}:1`);
+    await fake.waitFor('the results', () => keys.every((key) => fake.results.has(key)));
+    expect([...fake.singles].sort()).toEqual([...keys].sort());
+    expect(logs.text).toContain('refused a batch of results as a whole');
   });
 
   it('tells a control plane of version 2 that a failure is permanent, so that it is not retried', async () => {
@@ -200,8 +252,6 @@ describe('agent: a control plane that misbehaves', () => {
     fake.resultStatus = 410;
     fake.send(fake.run(apiCheck(target.url('/refused'))));
     await fake.waitFor('the refusal logged', () => logs.text.includes('refused even the essentials'));
-    const spooled = async () =>
-      (await readdir(join(dataDir, 'spool'))).filter((f) => f.endsWith('.result.json')).length;
-    await waitFor('an empty spool', async () => (await spooled()) === 0);
+    await waitFor('an empty spool', async () => (await spooled(dataDir)) === 0);
   });
 });

@@ -1,4 +1,4 @@
-import { readdir } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startTestAgent, type TestAgent, waitFor } from '../support/agent.js';
@@ -45,9 +45,22 @@ async function checksAt(location: CreatedLocation, paths: string[]): Promise<str
   return ids;
 }
 
-/** Results written whole to the spool (not the temporary files of writes under way). */
-const spoolFiles = async (dataDir: string) =>
-  (await readdir(join(dataDir, 'spool'))).filter((f) => f.endsWith('.result.json') && !f.startsWith('.'));
+/**
+ * The results written whole to the spool (not the temporary files of writes under way): a file of its own holds
+ * one, a file written for several results that finished together one per line.
+ */
+const spooledResults = async (dataDir: string) => {
+  const dir = join(dataDir, 'spool');
+  const results: string[] = [];
+  for (const name of await readdir(dir)) {
+    if (name.startsWith('.')) continue;
+    if (name.endsWith('.result.json')) results.push(name);
+    if (!name.endsWith('.results.jsonl')) continue;
+    const lines = (await readFile(join(dir, name), 'utf8')).split('\n').filter(Boolean);
+    results.push(...lines.map((_, i) => `${name}:${i}`));
+  }
+  return results;
+};
 
 const healthOf = async (agent: TestAgent) => JSON.parse((await agent.health('/health')).text);
 
@@ -65,7 +78,10 @@ describe('agent: results are never lost', () => {
 
     await fixture.server.stop();
     fixture.target.release('/outage-');
-    await waitFor('four results in the spool', async () => (await spoolFiles(agent.dataDir)).length === 4);
+    await waitFor(
+      'four results in the spool',
+      async () => (await spooledResults(agent.dataDir)).length === 4,
+    );
     expect(await healthOf(agent)).toMatchObject({ connected: false, spooled: 4, status: 'disconnected' });
     expect((await agent.health('/-/readiness')).status).toBe(200);
 
@@ -74,7 +90,7 @@ describe('agent: results are never lost', () => {
     for (const id of sessions) expect((await completed(fixture.server, id)).status).toBe('PASSED');
     expect(await storedResultsPerRun(fixture.server, sessions)).toEqual([1, 1, 1, 1]);
     for (const check of checks) expect(await checkResults(fixture.server, check)).toHaveLength(1);
-    await waitFor('an empty spool', async () => (await spoolFiles(agent.dataDir)).length === 0);
+    await waitFor('an empty spool', async () => (await spooledResults(agent.dataDir)).length === 0);
     await waitFor('connected again', async () => (await healthOf(agent)).connected === true);
     expect((await agent.health('/metrics')).text).toMatch(/^vantage_agent_reconnects_total 1$/m);
 
@@ -93,9 +109,9 @@ describe('agent: results are never lost', () => {
     await waitFor('the check at the target', () => fixture.target.held('/left-behind') === 1);
     await fixture.server.stop();
     fixture.target.release('/left-behind');
-    await waitFor('the result in the spool', async () => (await spoolFiles(first.dataDir)).length === 1);
+    await waitFor('the result in the spool', async () => (await spooledResults(first.dataDir)).length === 1);
     await first.agent.stop();
-    expect(await spoolFiles(first.dataDir)).toHaveLength(1);
+    expect(await spooledResults(first.dataDir)).toHaveLength(1);
 
     await fixture.server.start();
     const { agent: second } = await agentOn({ AGENT_DATA_DIR: first.dataDir }, location);
@@ -105,7 +121,7 @@ describe('agent: results are never lost', () => {
     expect(session.results).toHaveLength(1);
     expect(fixture.target.count('/left-behind')).toBe(1);
     expect(second.logs.startedRuns()).toEqual([]);
-    await waitFor('an empty spool', async () => (await spoolFiles(second.dataDir)).length === 0);
+    await waitFor('an empty spool', async () => (await spooledResults(second.dataDir)).length === 0);
   });
 });
 
@@ -160,7 +176,7 @@ describe('agent: refused by the control plane', () => {
     expect(session.results).toHaveLength(1);
     expect(rotated.logs.startedRuns()).toHaveLength(1);
     // The old agent's result is refused (401) and dropped without a retry loop.
-    await waitFor('the old result dropped', async () => (await spoolFiles(old.dataDir)).length === 0);
+    await waitFor('the old result dropped', async () => (await spooledResults(old.dataDir)).length === 0);
     expect(old.logs.text).toContain('no longer accepts');
   });
 

@@ -60,6 +60,40 @@ describe('result spool', () => {
     expect((await openSpool(dir)).spool.entries().map((e) => e.key)).toEqual(['run-b:1']);
   });
 
+  it('writes results that finish while a write is under way together, in one file, and reads them back', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'vantage-spool-'));
+    const { spool } = await openSpool(dir);
+    const runs = ['run-1', 'run-2', 'run-3', 'run-4', 'run-5'];
+    // The first is written at once; the others finish while it is being written, and share the next write.
+    const entries = await Promise.all(runs.map((run) => spool.add(upload(run))));
+    const files = (await readdir(dir)).sort();
+    expect(files).toHaveLength(2);
+    expect(files[1]).toMatch(/\.results\.jsonl$/);
+    expect((await readFile(join(dir, files[1] as string), 'utf8')).split('\n')).toEqual([
+      ...runs.slice(1).map((run) => JSON.stringify(upload(run))),
+      '',
+    ]);
+    for (const [index, entry] of entries.entries()) {
+      expect(await sent(spool, entry)).toBe(JSON.stringify(upload(runs[index] as string)));
+      expect(await spool.jsonBytes(entry)).toEqual(
+        Buffer.from(JSON.stringify(upload(runs[index] as string))),
+      );
+      expect(await spool.read(entry)).toEqual(upload(runs[index] as string));
+    }
+
+    const reopened = (await openSpool(dir)).spool;
+    expect(reopened.entries().map((e) => e.runId)).toEqual(runs);
+    expect(await reopened.read(reopened.entries()[3] as never)).toEqual(upload('run-4'));
+    expect(await reopened.jsonBytes(reopened.entries()[3] as never)).toEqual(
+      Buffer.from(JSON.stringify(upload('run-4'))),
+    );
+    // The shared file goes with the last of its results.
+    for (const entry of reopened.entries().slice(0, 4)) await reopened.remove(entry);
+    expect(await readdir(dir)).toHaveLength(1);
+    await reopened.remove(reopened.entries()[0] as never);
+    expect(await readdir(dir)).toEqual([]);
+  });
+
   it('reads and sends the files of earlier versions, which wrap the upload with its key and time', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'vantage-spool-'));
     const wrapped = { key: 'run-old:1', spooledAt: '2026-11-01T10:00:00.000Z', upload: upload('run-old') };
@@ -75,6 +109,7 @@ describe('result spool', () => {
     const dir = await mkdtemp(join(tmpdir(), 'vantage-spool-'));
     await writeFile(join(dir, '.partial-123-00001.result.json'), '{"key":');
     await writeFile(join(dir, '00000000000001-000000-abcdef.result.json'), 'not json');
+    await writeFile(join(dir, '00000000000002-000000-abcdef.results.jsonl'), 'not json\n{"runId":\n');
     const { spool, logs } = await openSpool(dir);
     expect(spool.count).toBe(0);
     expect(await readdir(dir)).toEqual([]);

@@ -155,4 +155,42 @@ describe('vantage agent, the process, with the control plane', { timeout: 120_00
     second.kill('SIGTERM');
     expect((await second.exited).code).toBe(0);
   });
+
+  it('after kill -9 with results that finished together in one spool file, the next start delivers each once', async () => {
+    const location = await createLocation(fixture.server, 'crash-group');
+    const dataDir = await mkdtemp(join(tmpdir(), 'vantage-agent-e2e-'));
+    const first = await agentProcess(location, { AGENT_DATA_DIR: dataDir, JOB_CONCURRENCY: '6' });
+    await first.healthPort();
+    await waitFor(
+      'the agent connected',
+      async () => (await agentsOf(fixture.server, location.id)).count === 1,
+    );
+    const paths = [0, 1, 2, 3, 4, 5].map((i) => `/crash-group-${i}?hold`);
+    const checks = await checksAt(location, paths);
+    const sessions = await trigger(fixture.server, checks);
+    await waitFor('every check at the target', () => fixture.target.held('/crash-group-') === 6);
+
+    // The control plane is away when they all end at once: their results go to the spool, written together.
+    await fixture.server.stop();
+    fixture.target.release('/crash-group-');
+    await waitFor(
+      'every result spooled',
+      () => first.lines.filter((l) => l.msg === 'run finished').length === 6,
+    );
+    const files = (await readdir(join(dataDir, 'spool'))).filter((f) => !f.startsWith('.'));
+    expect(files.some((f) => f.endsWith('.results.jsonl'))).toBe(true);
+    expect(files.length).toBeLessThan(6);
+    first.kill('SIGKILL');
+    expect((await first.exited).signal).toBe('SIGKILL');
+
+    await fixture.server.start();
+    const second = await agentProcess(location, { AGENT_DATA_DIR: dataDir, JOB_CONCURRENCY: '6' });
+    for (const id of sessions) expect((await completed(fixture.server, id)).status).toBe('PASSED');
+    expect(await storedResultsPerRun(fixture.server, sessions)).toEqual(sessions.map(() => 1));
+    for (const path of paths) expect(fixture.target.count(path.replace('?hold', '?'))).toBe(1);
+    expect(second.startedRuns()).toEqual([]);
+    await waitFor('an empty spool', async () => (await readdir(join(dataDir, 'spool'))).length === 0);
+    second.kill('SIGTERM');
+    expect((await second.exited).code).toBe(0);
+  });
 });

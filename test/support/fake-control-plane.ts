@@ -3,7 +3,8 @@
  * cannot serve, because they are about answers the real control plane never gives but an agent must survive:
  * an UNSUPPORTED_PROTOCOL refusal (the real one speaks the agent's protocol version), messages that are not JSON
  * or not of the protocol, a check that does not validate (the real one validates every check with the same
- * model), a run sent without credit or after the agent's `release`, and a result refused for good (4xx).
+ * model), a run sent without credit or after the agent's `release`, a result refused for good (4xx), and a batch
+ * of results refused as a whole. It speaks the protocol version the test says, batch uploads included.
  *
  * The test drives it message by message: `send` puts any text on the agent's connection. Every message from
  * the agent and every result body is checked against the src/protocol schemas; anything off goes to
@@ -25,6 +26,7 @@ import {
   parseLocationKey,
   type ResultUpload,
   type RunMessage,
+  resultBatch,
   resultUpload,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '../../src/protocol/index.js';
@@ -46,6 +48,13 @@ export class FakeControlPlane {
   resultStatus: number | null = null;
   /** Per upload: a status to answer it with (recording nothing), or null to take it. */
   answerResult: ((upload: ResultUpload) => number | null) | null = null;
+  /** Answer batch uploads as a whole with this status (and record nothing); null to answer each result. */
+  batchStatus: number | null = null;
+  /** Uploads that came one per request, and batches (each a list of idempotency keys), in order. */
+  readonly singles: string[] = [];
+  readonly batches: string[][] = [];
+  /** The protocol version the open connection was welcomed in. */
+  private welcomed = 0;
 
   private connection: WebSocket | null = null;
 
@@ -158,6 +167,7 @@ export class FakeControlPlane {
         return;
       }
       this.connection = ws;
+      this.welcomed = hello.protocolVersion;
       ws.send(
         JSON.stringify({
           type: 'welcome',
@@ -181,6 +191,9 @@ export class FakeControlPlane {
     for await (const chunk of req) chunks.push(chunk as Buffer);
     if (!this.authorized(req)) return json(401, { message: 'wrong key' });
     if (req.method === 'POST' && req.url === AGENT_PATHS.errors) return json(201, { id: 1 });
+    if (req.method === 'POST' && req.url === AGENT_PATHS.resultBatch) {
+      return this.batch(safeJson(Buffer.concat(chunks).toString('utf8')), json);
+    }
     if (req.method !== 'POST' || req.url !== AGENT_PATHS.results) return json(404, { message: 'not found' });
     const parsed = resultUpload.safeParse(safeJson(Buffer.concat(chunks).toString('utf8')));
     if (!parsed.success) {
@@ -191,11 +204,36 @@ export class FakeControlPlane {
     if (req.headers['idempotency-key'] !== key) {
       this.violations.push(`result ${key} sent with Idempotency-Key ${req.headers['idempotency-key']}`);
     }
-    const refusal = this.resultStatus ?? this.answerResult?.(parsed.data) ?? null;
-    if (refusal !== null) return json(refusal, { message: 'refused by the test' });
+    this.singles.push(key);
+    const { statusCode, ...answer } = this.take(parsed.data);
+    json(statusCode, statusCode === 200 ? answer : { message: 'refused by the test' });
+  }
+
+  /** A batch upload, which only an agent welcomed in version 2 may send: each result answered on its own. */
+  private batch(body: unknown, json: (status: number, body: unknown) => void): void {
+    if (this.welcomed < 2)
+      this.violations.push(`a batch of results on a version ${this.welcomed} connection`);
+    const parsed = resultBatch.safeParse(body);
+    if (!parsed.success) {
+      this.violations.push(`invalid batch: ${parsed.error.message}`);
+      json(400, { message: 'invalid batch' });
+      return;
+    }
+    this.batches.push(parsed.data.results.map((upload) => idempotencyKey(upload.runId, upload.attempt)));
+    if (this.batchStatus !== null) json(this.batchStatus, { message: 'refused by the test' });
+    else json(200, { results: parsed.data.results.map((upload) => this.take(upload)) });
+  }
+
+  /** Records the first copy of a result, or refuses it as the test says; the answer of one result. */
+  private take(upload: ResultUpload): { statusCode: number } & Record<string, unknown> {
+    const refusal = this.resultStatus ?? this.answerResult?.(upload) ?? null;
+    if (refusal !== null) {
+      return { statusCode: refusal, error: 'Refused', message: 'refused by the test', attributes: {} };
+    }
+    const key = idempotencyKey(upload.runId, upload.attempt);
     const duplicate = this.results.has(key);
-    if (!duplicate) this.results.set(key, parsed.data);
-    json(200, { recorded: !duplicate, duplicate });
+    if (!duplicate) this.results.set(key, upload);
+    return { statusCode: 200, recorded: !duplicate, duplicate };
   }
 }
 

@@ -1,9 +1,10 @@
 import type { Logger } from '../../observability/logger.js';
-import { AGENT_PATHS, type ResultUpload } from '../../protocol/index.js';
+import { AGENT_PATHS, type ResultUpload, resultBatchAnswer } from '../../protocol/index.js';
 import { Backoff } from '../connection/backoff.js';
 import type { ResultSpool, SpoolEntry } from '../spool/spool.js';
 import { essentialUpload } from './bounded-result.js';
 import type { ControlPlaneHttp } from './http-client.js';
+import { batchBody, fitsInBatch, pickBatch } from './result-batch.js';
 import { Wakeup } from './wakeup.js';
 
 export interface DeliveryOptions {
@@ -11,8 +12,12 @@ export interface DeliveryOptions {
   http: ControlPlaneHttp;
   log: Logger;
   retry: { baseMs: number; maxMs: number };
-  /** Results sent at once. */
+  /** Requests sent at once. */
   concurrency?: number;
+  /** The protocol version the control plane welcomed last: from version 2 on, results go in batches. */
+  peerProtocolVersion?: () => number;
+  /** How long a fresh result waits for others to go in its batch, in ms. */
+  batchLingerMs?: number;
   onDelivered?: (entry: SpoolEntry) => void;
 }
 
@@ -31,6 +36,18 @@ function keyRefused(status: number): boolean {
   return status === 401 || status === 403;
 }
 
+/**
+ * A batch the control plane refuses as a whole although its results may each be fine: a control plane without the
+ * batch route (404), a body it cannot take (400: one result nests too deep once inside a batch; 413). Each of its
+ * results is then sent on its own, and answered on its own.
+ */
+function batchRefused(status: number): boolean {
+  return refusedForGood(status) && !keyRefused(status);
+}
+
+/** How long a fresh result waits for others to share its batch: delivery is not on any run's critical path. */
+const BATCH_LINGER_MS = 100;
+
 /** Server errors for one result, while others get through, after which it counts as refused. */
 const SERVER_ERRORS_BEFORE_REFUSED = 3;
 
@@ -42,9 +59,11 @@ interface Refusals {
 }
 
 /**
- * Sends spooled results, oldest first, each with its Idempotency-Key, and deletes a result only once the control
- * plane has acknowledged it. When the control plane cannot be reached every send waits (back-off with jitter);
- * a result it answers with an error waits on its own, so it never holds up the others.
+ * Sends spooled results, oldest first, and deletes a result only once the control plane has acknowledged it. To a
+ * control plane of protocol version 2 they go in batches (what is due, up to the protocol's limits, after waiting
+ * briefly for more), each answered on its own; to one of version 1 one by one, each with its Idempotency-Key.
+ * When the control plane cannot be reached every send waits (back-off with jitter); a result it answers with an
+ * error waits on its own, so it never holds up the others.
  */
 export class ResultDelivery {
   private readonly inFlight = new Set<SpoolEntry>();
@@ -55,6 +74,12 @@ export class ResultDelivery {
   private readonly wakeup = new Wakeup();
   private readonly abort = new AbortController();
   private pausedUntil = 0;
+  /** When the results that wait for company go in a batch anyway (0: none waits). */
+  private lingerUntil = 0;
+  /** Results sent on their own from now on: a batch holding them was refused as a whole. */
+  private readonly alone = new Set<SpoolEntry>();
+  /** Until the next connection: this control plane has no batch route. */
+  private singlesOnly = false;
   private failing = false;
   private stopped = false;
   private workers: Promise<void>[] = [];
@@ -76,6 +101,7 @@ export class ResultDelivery {
   /** The control plane is back (reconnected): every waiting result is tried again at once. */
   retryNow(): void {
     this.pausedUntil = 0;
+    this.singlesOnly = false;
     this.unreachable.reset();
     for (const wait of this.notBefore.values()) wait.at = 0;
     this.wakeup.wake();
@@ -100,26 +126,47 @@ export class ResultDelivery {
 
   private async work(): Promise<void> {
     while (!this.stopped) {
-      const entry = this.next();
-      if (!entry) {
+      const next = this.next();
+      if (!next) {
         await this.wakeup.sleep(this.untilNextDue());
         continue;
       }
-      this.inFlight.add(entry);
+      for (const entry of next.entries) this.inFlight.add(entry);
       try {
-        await this.deliver(entry);
+        if (next.batch) await this.deliverBatch(next.entries);
+        else await this.deliver(next.entries[0] as SpoolEntry);
       } finally {
-        this.inFlight.delete(entry);
+        for (const entry of next.entries) this.inFlight.delete(entry);
       }
     }
   }
 
-  private next(): SpoolEntry | undefined {
+  /** The results to send now: one, or a batch; none while they wait (for the control plane, or for company). */
+  private next(): { entries: SpoolEntry[]; batch: boolean } | undefined {
     const now = Date.now();
+    this.lingerUntil = 0;
     if (now < this.pausedUntil) return undefined;
-    return this.options.spool
+    const ready = this.options.spool
       .entries()
-      .find((entry) => !this.inFlight.has(entry) && (this.notBefore.get(entry)?.at ?? 0) <= now);
+      .filter((entry) => !this.inFlight.has(entry) && (this.notBefore.get(entry)?.at ?? 0) <= now);
+    const [first] = ready;
+    if (!first) return undefined;
+    if (!this.batching() || !this.batchable(first)) return { entries: [first], batch: false };
+    const { entries, full } = pickBatch(ready.filter((entry) => this.batchable(entry)));
+    const lingerUntil = first.spooledAt.getTime() + (this.options.batchLingerMs ?? BATCH_LINGER_MS);
+    if (!full && now < lingerUntil) {
+      this.lingerUntil = lingerUntil;
+      return undefined;
+    }
+    return { entries, batch: true };
+  }
+
+  private batching(): boolean {
+    return !this.singlesOnly && (this.options.peerProtocolVersion?.() ?? 1) >= 2;
+  }
+
+  private batchable(entry: SpoolEntry): boolean {
+    return !this.alone.has(entry) && fitsInBatch(entry);
   }
 
   private untilNextDue(): number {
@@ -128,13 +175,14 @@ export class ResultDelivery {
     let soonest = Number.POSITIVE_INFINITY;
     for (const entry of this.options.spool.entries()) {
       if (this.inFlight.has(entry)) continue;
-      soonest = Math.min(soonest, (this.notBefore.get(entry)?.at ?? 0) - now);
+      const due = this.notBefore.get(entry)?.at ?? 0;
+      soonest = Math.min(soonest, due > now ? due - now : this.lingerUntil - now);
     }
     return soonest;
   }
 
   private async deliver(entry: SpoolEntry): Promise<void> {
-    const { spool, http, log } = this.options;
+    const { spool, http } = this.options;
     const essential = this.refusals.get(entry)?.essential;
     // The spooled bytes go out as they are: a large result is neither parsed nor written again.
     const essentialJson = essential && Buffer.from(JSON.stringify(essential));
@@ -142,8 +190,7 @@ export class ResultDelivery {
       ? { body: essentialJson, bytes: essentialJson.length }
       : await spool.openJson(entry);
     if (!json) {
-      log.warn({ key: entry.key }, 'dropped a spooled result that could not be read');
-      await this.forget(entry);
+      await this.unreadable(entry);
       return;
     }
     let status: number;
@@ -155,23 +202,92 @@ export class ResultDelivery {
         this.abort.signal,
       ));
     } catch (error) {
-      if (this.stopped) return;
-      const wait = this.unreachable.next();
-      this.pausedUntil = Date.now() + wait;
-      if (!this.failing) {
-        this.failing = true;
-        log.warn(
-          { error: (error as Error).message, spooled: spool.count },
-          'results cannot reach the control plane; they stay in the spool and are sent when it answers',
-        );
-      }
+      this.unreachableNow(error);
       return;
     }
+    this.reachableAgain();
+    await this.settle(entry, status);
+  }
+
+  /** Sends results in one request; each is settled by its own answer. */
+  private async deliverBatch(entries: readonly SpoolEntry[]): Promise<void> {
+    const { http, log } = this.options;
+    const sent: SpoolEntry[] = [];
+    const uploads: Buffer[] = [];
+    for (const entry of entries) {
+      const essential = this.refusals.get(entry)?.essential;
+      const json = essential
+        ? Buffer.from(JSON.stringify(essential))
+        : await this.options.spool.jsonBytes(entry);
+      if (json) {
+        sent.push(entry);
+        uploads.push(json);
+      } else await this.unreadable(entry);
+    }
+    if (sent.length === 0) return;
+    const body = batchBody(uploads);
+    let answer: Awaited<ReturnType<ControlPlaneHttp['postJsonText']>>;
+    try {
+      answer = await http.postJsonText(
+        AGENT_PATHS.resultBatch,
+        { body, bytes: body.length },
+        {},
+        this.abort.signal,
+      );
+    } catch (error) {
+      this.unreachableNow(error);
+      return;
+    }
+    this.reachableAgain();
+    const parsed = answer.status === 200 ? resultBatchAnswer.safeParse(answer.body) : null;
+    if (parsed?.success && parsed.data.results.length === sent.length) {
+      for (const [index, entry] of sent.entries()) {
+        await this.settle(entry, parsed.data.results[index]?.statusCode ?? 500);
+      }
+    } else if (batchRefused(answer.status)) {
+      log.warn(
+        { status: answer.status, results: sent.length },
+        'the control plane refused a batch of results as a whole; sending them one by one',
+      );
+      if (answer.status === 404) this.singlesOnly = true;
+      for (const entry of sent) this.alone.add(entry);
+      this.wakeup.wake();
+    } else {
+      // An answer that is not one per result counts as a server error for each.
+      for (const entry of sent) await this.settle(entry, answer.status === 200 ? 502 : answer.status);
+    }
+  }
+
+  private async unreadable(entry: SpoolEntry): Promise<void> {
+    this.options.log.warn({ key: entry.key }, 'dropped a spooled result that could not be read');
+    await this.forget(entry);
+  }
+
+  /** The control plane did not answer: every result waits (back-off), none is lost. */
+  private unreachableNow(error: unknown): void {
+    if (this.stopped) return;
+    const wait = this.unreachable.next();
+    this.pausedUntil = Date.now() + wait;
+    if (!this.failing) {
+      this.failing = true;
+      this.options.log.warn(
+        { error: (error as Error).message, spooled: this.options.spool.count },
+        'results cannot reach the control plane; they stay in the spool and are sent when it answers',
+      );
+    }
+  }
+
+  private reachableAgain(): void {
     this.unreachable.reset();
     if (this.failing) {
       this.failing = false;
-      log.info({ spooled: spool.count }, 'the control plane takes results again');
+      this.options.log.info({ spooled: this.options.spool.count }, 'the control plane takes results again');
     }
+  }
+
+  /** What one result's answer means for it: delivered, dropped, cut to its essentials, or sent again later. */
+  private async settle(entry: SpoolEntry, status: number): Promise<void> {
+    const { log } = this.options;
     if (status >= 200 && status < 300) {
       this.lastDeliveredAt = Date.now();
       await this.forget(entry);
@@ -237,6 +353,7 @@ export class ResultDelivery {
   private async forget(entry: SpoolEntry): Promise<void> {
     this.refusals.delete(entry);
     this.notBefore.delete(entry);
+    this.alone.delete(entry);
     await this.options.spool.remove(entry);
   }
 }

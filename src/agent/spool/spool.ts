@@ -1,11 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { Readable } from 'node:stream';
+import { buffer } from 'node:stream/consumers';
 import type { Logger } from '../../observability/logger.js';
 import { idempotencyKey, jsonPieces, type ResultUpload, resultUpload } from '../../protocol/index.js';
 import { PARTIAL_PREFIX, writeFileAtomic } from './atomic-write.js';
+import { GroupCommit } from './group-commit.js';
 
 /** One result waiting for the control plane's acknowledgement. */
 export interface SpoolEntry {
@@ -20,6 +22,8 @@ export interface SpoolEntry {
   upload?: ResultUpload;
   /** A file of an earlier version: `{key, spooledAt, upload}` rather than the upload itself. */
   wrapped?: boolean;
+  /** Where its JSON starts in a file that holds several results (one per line); absent for a file of its own. */
+  offset?: number;
 }
 
 export interface SpoolOptions {
@@ -30,10 +34,28 @@ export interface SpoolOptions {
 }
 
 const SUFFIX = '.result.json';
+/** A file of results spooled together: one upload's JSON per line. */
+const GROUP_SUFFIX = '.results.jsonl';
+/** Results larger than this are written to a file of their own, never with others. */
+const GROUP_RESULT_BYTES = 1024 * 1024;
+const GROUP_RESULTS = 100;
+/** Results up to this size are also kept in memory until acknowledged (up to CACHE_BYTES in all): not read back. */
+const CACHED_RESULT_BYTES = 64 * 1024;
+const CACHE_BYTES = 16 * 1024 * 1024;
+
+/** A result on its way to the disk. */
+interface Pending {
+  upload: ResultUpload;
+  pieces: string[];
+  bytes: number;
+  spooledAt: Date;
+}
 
 /**
  * The results of finished runs, on disk until the control plane acknowledges them. A result is written whole
- * (fsync, atomic rename) before it is sent, so neither a crash nor a control-plane outage loses it.
+ * (fsync, atomic rename) before it is sent, so neither a crash nor a control-plane outage loses it. Results that
+ * finish while another write is under way are written together, one file and one fsync for all of them (group
+ * commit): each is on disk before its `add` resolves, as when it is written alone.
  */
 export class ResultSpool {
   private readonly list: SpoolEntry[] = [];
@@ -41,6 +63,15 @@ export class ResultSpool {
   /** Why the last write failed (the disk is full, read-only, …), or null while results reach the disk. */
   private failure: string | null = null;
   private sequence = 0;
+  /** The JSON of small results spooled by this process, so that sending them does not read them back. */
+  private readonly cache = new Map<SpoolEntry, Buffer>();
+  private cachedBytes = 0;
+  /** Files of several results, by how many of their results are still spooled. */
+  private readonly groups = new Map<string, number>();
+  private readonly commits = new GroupCommit<Pending, SpoolEntry>(
+    (group) => this.write(group),
+    GROUP_RESULTS,
+  );
 
   private constructor(
     readonly dir: string,
@@ -62,6 +93,7 @@ export class ResultSpool {
         await rm(file, { force: true });
         continue;
       }
+      if (name.endsWith(GROUP_SUFFIX)) for (const entry of await spool.loadGroup(file)) spool.push(entry);
       if (!name.endsWith(SUFFIX)) continue;
       const entry = await spool.load(file);
       if (entry) spool.push(entry);
@@ -73,31 +105,61 @@ export class ResultSpool {
   }
 
   /**
-   * Writes a result; it is on disk when this resolves (or in memory, if the disk failed). The file holds exactly the
-   * upload's JSON, which is sent as it is; when it was spooled is in its name.
+   * Writes a result; it is on disk when this resolves (or in memory, if the disk failed). Its file (or its line of a
+   * file written for several) holds exactly the upload's JSON, which is sent as it is; when it was spooled is in
+   * the file's name.
    */
   async add(upload: ResultUpload): Promise<SpoolEntry> {
-    const key = idempotencyKey(upload.runId, upload.attempt);
-    const spooledAt = new Date();
     const pieces = jsonPieces(upload);
-    const name = `${String(spooledAt.getTime()).padStart(14, '0')}-${String(this.sequence++).padStart(6, '0')}-${randomBytes(3).toString('hex')}${SUFFIX}`;
-    const file = join(this.dir, name);
     const bytes = pieces.reduce((sum, piece) => sum + Buffer.byteLength(piece), 0);
-    let entry: SpoolEntry;
+    const pending = { upload, pieces, bytes, spooledAt: new Date() };
+    const entry =
+      bytes > GROUP_RESULT_BYTES
+        ? ((await this.write([pending]))[0] as SpoolEntry)
+        : await this.commits.add(pending);
+    this.push(entry);
+    if (entry.file && bytes <= CACHED_RESULT_BYTES && this.cachedBytes + bytes <= CACHE_BYTES) {
+      this.cache.set(entry, Buffer.from(pieces.join('')));
+      this.cachedBytes += bytes;
+    }
+    await this.enforceBound();
+    return entry;
+  }
+
+  /**
+   * Writes results to one file: a result alone is its upload's JSON, several are one upload per line. When the disk
+   * fails they are kept in memory.
+   */
+  private async write(group: readonly Pending[]): Promise<SpoolEntry[]> {
+    const [first] = group as [Pending];
+    const alone = group.length === 1;
+    const stamp = String(first.spooledAt.getTime()).padStart(14, '0');
+    const name = `${stamp}-${String(this.sequence++).padStart(6, '0')}-${randomBytes(3).toString('hex')}${alone ? SUFFIX : GROUP_SUFFIX}`;
+    const file = join(this.dir, name);
+    const base = (p: Pending) => ({
+      key: idempotencyKey(p.upload.runId, p.upload.attempt),
+      runId: p.upload.runId,
+      spooledAt: p.spooledAt,
+      bytes: p.bytes,
+    });
     try {
-      await writeFileAtomic(file, pieces);
-      entry = { key, runId: upload.runId, spooledAt, bytes, file };
+      await writeFileAtomic(file, alone ? first.pieces : group.flatMap((p) => [...p.pieces, '\n']));
       if (this.failure) this.options.log.info('the spool takes results on disk again');
       this.failure = null;
     } catch (error) {
       const { code, message } = error as NodeJS.ErrnoException;
       this.failure = code ?? message;
       this.options.log.error({ err: error }, 'could not write a result to the spool; keeping it in memory');
-      entry = { key, runId: upload.runId, spooledAt, bytes, file: null, upload };
+      return group.map((p) => ({ ...base(p), file: null, upload: p.upload }));
     }
-    this.push(entry);
-    await this.enforceBound();
-    return entry;
+    if (alone) return [{ ...base(first), file }];
+    this.groups.set(file, group.length);
+    let offset = 0;
+    return group.map((p) => {
+      const entry = { ...base(p), file, offset };
+      offset += p.bytes + 1;
+      return entry;
+    });
   }
 
   /** The upload's JSON to send: the file streamed as it is (a large result is not read into memory), and its size. */
@@ -111,12 +173,29 @@ export class ResultSpool {
       return body ? { body, bytes: body.length } : null;
     }
     const info = await stat(entry.file).catch(() => null);
-    return info ? { body: createReadStream(entry.file), bytes: info.size } : null;
+    if (!info) return null;
+    if (entry.offset === undefined) return { body: createReadStream(entry.file), bytes: info.size };
+    const end = entry.offset + entry.bytes - 1;
+    return { body: createReadStream(entry.file, { start: entry.offset, end }), bytes: entry.bytes };
+  }
+
+  /** The upload's JSON read whole, for a batch that sends several; null when it cannot be read. */
+  async jsonBytes(entry: SpoolEntry): Promise<Buffer | null> {
+    const cached = this.cache.get(entry);
+    if (cached) return cached;
+    if (entry.file && entry.offset !== undefined) return readSlice(entry.file, entry.offset, entry.bytes);
+    const json = await this.openJson(entry);
+    if (!json) return null;
+    return Buffer.isBuffer(json.body) ? json.body : buffer(json.body).catch(() => null);
   }
 
   async read(entry: SpoolEntry): Promise<ResultUpload | null> {
     if (entry.upload) return entry.upload;
     if (!entry.file) return null;
+    if (entry.offset !== undefined) {
+      const json = await readSlice(entry.file, entry.offset, entry.bytes);
+      return json && (JSON.parse(json.toString('utf8')) as ResultUpload);
+    }
     try {
       const stored = JSON.parse(await readFile(entry.file, 'utf8')) as
         | ResultUpload
@@ -132,7 +211,18 @@ export class ResultSpool {
     if (index === -1) return;
     this.list.splice(index, 1);
     this.total -= entry.bytes;
-    if (entry.file) await rm(entry.file, { force: true });
+    if (this.cache.delete(entry)) this.cachedBytes -= entry.bytes;
+    if (!entry.file) return;
+    if (entry.offset !== undefined) {
+      // A file of several results goes once none of them is spooled any more.
+      const left = (this.groups.get(entry.file) ?? 1) - 1;
+      if (left > 0) {
+        this.groups.set(entry.file, left);
+        return;
+      }
+      this.groups.delete(entry.file);
+    }
+    await rm(entry.file, { force: true });
   }
 
   /** Oldest first. */
@@ -189,6 +279,33 @@ export class ResultSpool {
     }
   }
 
+  /** The results of a file written by a group commit; its unreadable lines are skipped (and logged). */
+  private async loadGroup(file: string): Promise<SpoolEntry[]> {
+    const text = await readFile(file).catch(() => null);
+    const entries: SpoolEntry[] = [];
+    const spooledAt = new Date(Number(basename(file).split('-')[0]));
+    let offset = 0;
+    let unreadable = 0;
+    for (const line of (text ?? Buffer.alloc(0)).toString('utf8').split('\n')) {
+      const bytes = Buffer.byteLength(line);
+      try {
+        if (bytes > 0) {
+          const upload = resultUpload.parse(JSON.parse(line));
+          const key = idempotencyKey(upload.runId, upload.attempt);
+          entries.push({ key, runId: upload.runId, spooledAt, bytes, file, offset });
+        }
+      } catch {
+        unreadable++;
+      }
+      offset += bytes + 1;
+    }
+    if (unreadable > 0 || !text)
+      this.options.log.warn({ file, unreadable }, 'skipped unreadable results in the spool');
+    if (entries.length === 0) await rm(file, { force: true });
+    else this.groups.set(file, entries.length);
+    return entries;
+  }
+
   /** Drops the oldest results while the spool is over its size (the newest always stays). */
   private async enforceBound(): Promise<void> {
     let dropped = 0;
@@ -205,5 +322,18 @@ export class ResultSpool {
       );
       this.options.onDropped?.(dropped);
     }
+  }
+}
+
+/** `bytes` bytes of a file from `offset`; null when the file is gone. */
+async function readSlice(file: string, offset: number, bytes: number): Promise<Buffer | null> {
+  const handle = await open(file, 'r').catch(() => null);
+  if (!handle) return null;
+  try {
+    const data = Buffer.alloc(bytes);
+    const { bytesRead } = await handle.read(data, 0, bytes, offset);
+    return bytesRead === bytes ? data : null;
+  } finally {
+    await handle.close();
   }
 }

@@ -61,7 +61,17 @@ export class AlertDelivery extends EventEmitter<{ delivery: [DeliveryEvent] }> {
   async deliverDue(): Promise<number> {
     const now = this.clock();
     const claimed = await claimDueNotifications(this.db, now, new Date(now.getTime() + LEASE_MS), BATCH);
-    await Promise.all(claimed.map((row) => this.deliver(row)));
+    // What one channel hears of one check comes in the order it was written (a failure before its recovery).
+    const streams = new Map<string, NotificationRow[]>();
+    for (const row of [...claimed].sort((a, b) => Number(a.seq) - Number(b.seq))) {
+      const key = `${row.channel_id}\n${row.check_id}`;
+      streams.set(key, [...(streams.get(key) ?? []), row]);
+    }
+    await Promise.all(
+      [...streams.values()].map(async (rows) => {
+        for (const row of rows) await this.deliver(row);
+      }),
+    );
     return claimed.length;
   }
 

@@ -3,6 +3,7 @@ import { type RunSource, SSL_ALERT_MAX_DAYS } from '../../checks/index.js';
 import { activeMaintenance, maintenanceTagsOf, matchesAny } from '../maintenance/active.js';
 import { loadChecks, type StoredRunnableCheck } from '../sessions/checks.js';
 import { effectiveCheck } from '../sessions/effective.js';
+import type { FinishedSession } from '../sessions/finish.js';
 import type { ResultRow, SessionRow } from '../sessions/store.js';
 import type { Db } from '../store/db.js';
 import { channelSends, sslAlertThreshold, subscribedChannels } from './audience.js';
@@ -10,7 +11,14 @@ import { enqueueNotifications, type NewNotification } from './outbox.js';
 import { sessionOutcome, soonestExpiry, tellingResult } from './session-outcome.js';
 import { type AlertSettings, effectiveAlertSettings } from './settings.js';
 import { type AlertType, afterSession, type StepInput } from './state-machine.js';
-import { calmPassingState, lockAlertState, saveAlertState } from './state-store.js';
+import {
+  type CalmPassing,
+  calmPassingStates,
+  lockAlertStates,
+  type StoredAlertState,
+  sameAlertState,
+  saveAlertState,
+} from './state-store.js';
 import { type AlertVariables, alertTitle, alertVariables, type CheckFacts } from './variables.js';
 
 const DAY_MS = 86_400_000;
@@ -38,30 +46,49 @@ export async function alertingCheck(
   checkId: string,
   now: Date,
 ): Promise<AlertingCheck | null> {
-  const [stored] = await loadChecks(db, { accountId, ids: [checkId] });
-  if (!stored) return null;
+  return (await alertingChecks(db, accountId, [checkId], now)).get(checkId) ?? null;
+}
+
+/** Loads checks of an account for alerting, by id; deleted ones are missing. */
+async function alertingChecks(
+  db: Db,
+  accountId: string,
+  checkIds: readonly string[],
+  now: Date,
+): Promise<Map<string, AlertingCheck>> {
+  const checks = await loadChecks(db, { accountId, ids: [...new Set(checkIds)] });
+  if (checks.length === 0) return new Map();
   const [account] = await db.query<{ alert_settings: unknown }>(
     'SELECT alert_settings FROM accounts WHERE id = $1',
     [accountId],
   );
-  const group = stored.group as Record<string, unknown> | null;
-  const muted = stored.definition.muted === true || group?.muted === true;
-  const silencedTags = muted ? null : (await activeMaintenance(db, accountId, now)).silencedTags;
-  return {
-    stored,
-    facts: {
-      id: stored.id,
-      name: stored.name,
-      checkType: stored.checkType,
-      groupName: typeof group?.name === 'string' ? group.name : null,
-      tags: stored.tags,
-      sslCheckDomain:
-        typeof stored.definition.sslCheckDomain === 'string' ? stored.definition.sslCheckDomain : null,
-    },
-    settings: effectiveAlertSettings(stored.definition, group, account?.alert_settings),
-    runParallel: effectiveCheck(stored).runParallel,
-    silenced: muted || matchesAny(maintenanceTagsOf(stored), silencedTags as Set<string>),
-  };
+  const groupOf = (stored: StoredRunnableCheck) => stored.group as Record<string, unknown> | null;
+  const mutedOf = (stored: StoredRunnableCheck) =>
+    stored.definition.muted === true || groupOf(stored)?.muted === true;
+  const silencedTags = checks.every(mutedOf)
+    ? new Set<string>()
+    : (await activeMaintenance(db, accountId, now)).silencedTags;
+  return new Map(
+    checks.map((stored) => {
+      const group = groupOf(stored);
+      const check: AlertingCheck = {
+        stored,
+        facts: {
+          id: stored.id,
+          name: stored.name,
+          checkType: stored.checkType,
+          groupName: typeof group?.name === 'string' ? group.name : null,
+          tags: stored.tags,
+          sslCheckDomain:
+            typeof stored.definition.sslCheckDomain === 'string' ? stored.definition.sslCheckDomain : null,
+        },
+        settings: effectiveAlertSettings(stored.definition, group, account?.alert_settings),
+        runParallel: effectiveCheck(stored).runParallel,
+        silenced: mutedOf(stored) || matchesAny(maintenanceTagsOf(stored), silencedTags),
+      };
+      return [stored.id, check];
+    }),
+  );
 }
 
 /** Alerts that close (or ease) an episode: only channels that were told of the episode hear of its end. */
@@ -144,61 +171,108 @@ async function certificateAlert(
 }
 
 /**
- * Whether a finished session changes nothing and sends nothing, known from one read: it PASSED (so no location
- * failed or degraded, whatever the check's settings), its check's state is calm PASSING (which a pass leaves as
- * it is), and no certificate alert is possible (none seen within the largest threshold, or one sent within a
- * day). Read without the state's lock: a session finishing at the same time is then simply counted after this one.
+ * Applies finished sessions to their checks' alert states, in the transaction that finishes them, oldest first:
+ * each state moves, and what it sends is written to the outbox in the same commit (docs/alerting.md, Delivery).
+ * The checks, their settings and their states are read once for all the sessions of an account.
  */
-async function passesCalmly(
+export async function alertOnFinishedSessions(
   tx: Db,
-  session: SessionRow,
-  status: SessionRow['status'],
-  finals: readonly ResultRow[],
+  finished: readonly FinishedSession[],
   now: Date,
-): Promise<boolean> {
-  if (status !== 'PASSED') return false;
-  const calm = await calmPassingState(tx, session.account_id, session.check_id);
-  if (!calm) return false;
-  const expiry = soonestExpiry(finals);
+): Promise<void> {
+  const byAccount = new Map<string, FinishedSession[]>();
+  for (const one of finished.filter((f) => countsForAlerting(f.session))) {
+    byAccount.set(one.session.account_id, [...(byAccount.get(one.session.account_id) ?? []), one]);
+  }
+  for (const [accountId, sessions] of byAccount) await alertAccount(tx, accountId, sessions, now);
+}
+
+/**
+ * The finished sessions that may change something: a check whose sessions here all pass calmly is left out, known
+ * from one read for the batch. A session passes calmly when it PASSED (so no location failed or degraded,
+ * whatever the check's settings), its check's state is calm PASSING (which a pass leaves as it is), and no
+ * certificate alert is possible (none seen within the largest threshold, or one sent within a day). Read without
+ * the states' locks: a session finishing at the same time elsewhere is then simply counted after these.
+ */
+async function countedSessions(
+  tx: Db,
+  accountId: string,
+  finished: readonly FinishedSession[],
+  now: Date,
+): Promise<FinishedSession[]> {
+  const passed = finished.filter((f) => f.status === 'PASSED').map((f) => f.session.check_id);
+  if (passed.length === 0) return [...finished];
+  const calm = await calmPassingStates(tx, accountId, passed);
+  const passesCalmly = (f: FinishedSession) => {
+    const state = calm.get(f.session.check_id);
+    return f.status === 'PASSED' && state !== undefined && noCertificateAlert(f, state, now);
+  };
+  // One session of a check that moves its state makes every other of the batch count, in their order.
+  const moving = new Set(finished.filter((f) => !passesCalmly(f)).map((f) => f.session.check_id));
+  return finished.filter((f) => moving.has(f.session.check_id));
+}
+
+function noCertificateAlert(finished: FinishedSession, calm: CalmPassing, now: Date): boolean {
+  const expiry = soonestExpiry(finished.finals);
   if (!expiry || expiry.daysRemaining > SSL_ALERT_MAX_DAYS) return true;
   return calm.sslAlertedAt !== null && now.getTime() - new Date(calm.sslAlertedAt).getTime() < DAY_MS;
 }
 
-/**
- * Applies a finished session to its check's alert state, in the transaction that finishes the session: the state
- * moves, and what it sends is written to the outbox in the same commit (docs/alerting.md, Delivery).
- */
-export async function alertOnFinishedSession(
+async function alertAccount(
   tx: Db,
-  session: SessionRow,
-  status: SessionRow['status'],
-  finals: readonly ResultRow[],
+  accountId: string,
+  all: readonly FinishedSession[],
   now: Date,
 ): Promise<void> {
-  if (!countsForAlerting(session)) return;
-  if (await passesCalmly(tx, session, status, finals, now)) return;
-  const check = await alertingCheck(tx, session.account_id, session.check_id, now);
-  if (!check) return;
-  const outcome = sessionOutcome({ status }, finals, check.runParallel, check.settings);
-  if (outcome === null) return;
-  const stored = await lockAlertState(tx, session.account_id, session.check_id, now);
-  const step = afterSession(stored.state, outcome, session.started_at, stepInput(check, now));
-  const telling = tellingResult(finals);
-  const told = (type: AlertType) => alertVariables(type, check.facts, session, telling, now);
-  const notifications: NewNotification[] = [];
-  if (step.alert) {
-    const episode = step.next.episodeId ?? stored.state.episodeId ?? randomUUID();
-    notifications.push(
-      ...(await notificationsFor(tx, check, step.alert, told(step.alert), session.id, episode)),
-    );
+  const finished = await countedSessions(tx, accountId, all, now);
+  if (finished.length === 0) return;
+  const checks = await alertingChecks(
+    tx,
+    accountId,
+    finished.map((f) => f.session.check_id),
+    now,
+  );
+  const moving = finished.flatMap((one) => {
+    const check = checks.get(one.session.check_id);
+    const outcome = check && sessionOutcome(one, one.finals, check.runParallel, check.settings);
+    return check && outcome ? [{ ...one, check, outcome }] : [];
+  });
+  if (moving.length === 0) return;
+  const states = await lockAlertStates(
+    tx,
+    accountId,
+    moving.map((m) => m.session.check_id),
+    now,
+  );
+  const changed = new Set<string>();
+  for (const { session, finals, check, outcome } of moving) {
+    const notifications: NewNotification[] = [];
+    const stored = states.get(session.check_id) as StoredAlertState;
+    const step = afterSession(stored.state, outcome, session.started_at, stepInput(check, now));
+    const telling = tellingResult(finals);
+    const told = (type: AlertType) => alertVariables(type, check.facts, session, telling, now);
+    if (step.alert) {
+      const episode = step.next.episodeId ?? stored.state.episodeId ?? randomUUID();
+      notifications.push(
+        ...(await notificationsFor(tx, check, step.alert, told(step.alert), session.id, episode)),
+      );
+    }
+    const next = { ...step.next };
+    const certificate = await certificateAlert(tx, check, session, finals, next.sslAlertedAt, now);
+    if (certificate) {
+      notifications.push(...certificate);
+      next.sslAlertedAt = now;
+    }
+    const lastVariables = outcome === 'PASSED' ? null : told(step.alert ?? 'ALERT_FAILURE');
+    const moved = { state: next, lastVariables };
+    if (!sameAlertState(moved, stored)) changed.add(session.check_id);
+    states.set(session.check_id, moved);
+    // In the outbox before the next session is counted: a recovery later in the batch goes to the channels this
+    // session's alert told.
+    await enqueueNotifications(tx, notifications, now);
   }
-  const next = { ...step.next };
-  const certificate = await certificateAlert(tx, check, session, finals, next.sslAlertedAt, now);
-  if (certificate) {
-    notifications.push(...certificate);
-    next.sslAlertedAt = now;
+  // A state the sessions left as it was is not written again (a passing check that passed once more).
+  for (const checkId of [...changed].sort()) {
+    await saveAlertState(tx, accountId, checkId, states.get(checkId) as StoredAlertState, now);
   }
-  const lastVariables = outcome === 'PASSED' ? null : told(step.alert ?? 'ALERT_FAILURE');
-  await saveAlertState(tx, session.account_id, session.check_id, { state: next, lastVariables }, now);
-  await enqueueNotifications(tx, notifications, now);
 }

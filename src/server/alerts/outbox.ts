@@ -32,6 +32,8 @@ export interface AttemptRecord {
 
 export interface NotificationRow {
   id: string;
+  /** The order notifications were written in. */
+  seq: string | number;
   account_id: string;
   check_id: string;
   channel_id: string | number;
@@ -94,7 +96,7 @@ export async function claimDueNotifications(
       `UPDATE alert_notifications SET next_attempt_at = $2, attempts = attempts + 1
         WHERE id IN (SELECT id FROM alert_notifications
                       WHERE status = 'PENDING' AND next_attempt_at <= $1
-                      ORDER BY next_attempt_at LIMIT $3 FOR UPDATE SKIP LOCKED)
+                      ORDER BY next_attempt_at, seq LIMIT $3 FOR UPDATE SKIP LOCKED)
         RETURNING *`,
       [now, leaseUntil, limit],
     ),

@@ -41,42 +41,71 @@ function stateOf(row: Row): StoredAlertState {
   };
 }
 
-/** Locks a check's alert state (made PASSING first if it has none): every change to it happens under this lock. */
-export async function lockAlertState(
+/**
+ * Locks the alert states of checks of an account (made PASSING first for a check that has none), by check id:
+ * every change to a state happens under its lock. Made and locked in id order, so two transactions locking
+ * overlapping sets never wait on each other in a circle.
+ */
+export async function lockAlertStates(
   tx: Db,
   accountId: string,
-  checkId: string,
+  checkIds: readonly string[],
   now: Date,
-): Promise<StoredAlertState> {
-  await tx.query(
-    `INSERT INTO alert_states (account_id, check_id, state_since) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
-    [accountId, checkId, now],
+): Promise<Map<string, StoredAlertState>> {
+  const ids = [...new Set(checkIds)].sort();
+  const lock = (some: readonly string[]) =>
+    tx.query<Row & { check_id: string }>(
+      `SELECT * FROM alert_states WHERE account_id = $1 AND check_id = ANY($2::text[])
+        ORDER BY check_id FOR UPDATE`,
+      [accountId, some],
+    );
+  const rows = await lock(ids);
+  // A check's first counted session makes its state: rarely, so the common case is the one statement above.
+  const missing = ids.filter((id) => !rows.some((row) => row.check_id === id));
+  if (missing.length > 0) {
+    await tx.query(
+      `INSERT INTO alert_states (account_id, check_id, state_since)
+       SELECT $1, id, $3 FROM unnest($2::text[]) AS id ORDER BY id ON CONFLICT DO NOTHING`,
+      [accountId, missing, now],
+    );
+    rows.push(...(await lock(missing)));
+  }
+  return new Map(rows.map((row) => [row.check_id, stateOf(row)]));
+}
+
+/** Whether two stored states hold the same values (times compared as times). */
+export function sameAlertState(a: StoredAlertState, b: StoredAlertState): boolean {
+  const value = (v: unknown) => (v instanceof Date ? v.getTime() : v);
+  const keys = new Set([...Object.keys(a.state), ...Object.keys(b.state)]) as Set<keyof AlertState>;
+  return (
+    [...keys].every((key) => value(a.state[key]) === value(b.state[key])) &&
+    JSON.stringify(a.lastVariables) === JSON.stringify(b.lastVariables)
   );
-  const [row] = await tx.query<Row>(
-    'SELECT * FROM alert_states WHERE account_id = $1 AND check_id = $2 FOR UPDATE',
-    [accountId, checkId],
-  );
-  return stateOf(row as Row);
+}
+
+/** A calm PASSING state, with when it last had an SSL alert. */
+export interface CalmPassing {
+  sslAlertedAt: Date | null;
 }
 
 /**
- * Whether a check's state is calm PASSING — no failure counted, no episode, nothing to remind of or tell again —
- * and, if so, when it last had an SSL alert (`{sslAlertedAt}`); null otherwise or when it has no state yet.
- * A PASSED session leaves such a state as it is.
+ * The checks among these whose state is calm PASSING — no failure counted, no episode, nothing to remind of or
+ * tell again — by check id; a check with another state, or none yet, is missing. A PASSED session leaves such a
+ * state as it is.
  */
-export async function calmPassingState(
+export async function calmPassingStates(
   db: Db,
   accountId: string,
-  checkId: string,
-): Promise<{ sslAlertedAt: Date | null } | null> {
-  const [row] = await db.query<{ ssl_alerted_at: Date | null }>(
-    `SELECT ssl_alerted_at FROM alert_states
-      WHERE account_id = $1 AND check_id = $2 AND state = 'PASSING' AND failed_sessions = 0
+  checkIds: readonly string[],
+): Promise<Map<string, CalmPassing>> {
+  const rows = await db.query<{ check_id: string; ssl_alerted_at: Date | null }>(
+    `SELECT check_id, ssl_alerted_at FROM alert_states
+      WHERE account_id = $1 AND check_id = ANY($2::text[]) AND state = 'PASSING' AND failed_sessions = 0
         AND failing_since IS NULL AND escalate_at IS NULL AND episode_id IS NULL AND NOT episode_sent
         AND reminders_sent = 0 AND next_reminder_at IS NULL AND last_variables IS NULL`,
-    [accountId, checkId],
+    [accountId, [...new Set(checkIds)]],
   );
-  return row ? { sslAlertedAt: row.ssl_alerted_at } : null;
+  return new Map(rows.map((r) => [r.check_id, { sslAlertedAt: r.ssl_alerted_at }]));
 }
 
 /** Locks the state when no other replica holds it; null when one does, or when it is gone. */

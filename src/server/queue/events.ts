@@ -14,6 +14,15 @@ export class RunEffects {
   queued(accountId: string, location: string): void {
     this.enqueued.add(queueKey(accountId, location));
   }
+
+  /** Takes in what another transaction changed. */
+  absorb(other: RunEffects): void {
+    for (const queue of other.enqueued) this.enqueued.add(queue);
+    for (const id of other.finishedSessions) this.finishedSessions.add(id);
+    for (const id of other.finishedTestSessions) this.finishedTestSessions.add(id);
+    for (const id of other.cancelRuns) this.cancelRuns.add(id);
+    this.alertingFailures.push(...other.alertingFailures);
+  }
 }
 
 export function queueKey(accountId: string, location: string): string {

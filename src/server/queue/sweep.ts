@@ -31,6 +31,17 @@ export async function lockRun(tx: Db, runId: string): Promise<RunRow | null> {
   return row ?? null;
 }
 
+/**
+ * Locks the account's runs of these ids, in id order (so two transactions locking overlapping sets never wait on
+ * each other in a circle); the caller holds their sessions' locks first.
+ */
+export async function lockRuns(tx: Db, accountId: string, runIds: readonly string[]): Promise<RunRow[]> {
+  return tx.query<RunRow>(
+    'SELECT * FROM runs WHERE id = ANY($1::text[]) AND account_id = $2 ORDER BY id FOR UPDATE',
+    [runIds, accountId],
+  );
+}
+
 /** A run whose lease was lost goes back to the queue, counted, with a fresh window before it expires. */
 export async function requeueLostRun(tx: Db, runId: string, now: Date): Promise<void> {
   await tx.query(
@@ -49,10 +60,22 @@ export async function finishRun(
   now: Date,
   reason: string | null,
 ): Promise<void> {
+  await finishRuns(tx, [runId], status, now, reason);
+}
+
+/** Ends runs for good, all alike. */
+export async function finishRuns(
+  tx: Db,
+  runIds: readonly string[],
+  status: Exclude<RunStatus, 'queued' | 'leased'>,
+  now: Date,
+  reason: string | null,
+): Promise<void> {
+  if (runIds.length === 0) return;
   await tx.query(
     `UPDATE runs SET status = $2::text, finished_at = $3, reason = $4, lease_expires_at = NULL,
             lease_losses = lease_losses + CASE WHEN $2::text = 'timed_out' THEN 1 ELSE 0 END
-      WHERE id = $1`,
-    [runId, status, now, reason],
+      WHERE id = ANY($1::text[])`,
+    [runIds, status, now, reason],
   );
 }

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { errorReport, PROTOCOL_LIMITS, resultAck, resultUpload } from '../../protocol/index.js';
+import { errorReport, PROTOCOL_LIMITS } from '../../protocol/index.js';
 import { ApiError, DomainError, invalid, notFound } from '../common/errors.js';
 import type { ServerContext } from '../context.js';
 import { storeAgentError } from '../gateway/agent-errors.js';
@@ -16,8 +16,6 @@ import {
 import { isUpgrade } from '../gateway/gateway.js';
 import { apiErrorOf } from '../http/domain-errors.js';
 import { defineRoute } from '../http/route.js';
-import { recordUploadedResult } from '../sessions/record.js';
-import { storableUpload } from '../sessions/storable-upload.js';
 
 const TAG = 'Agents';
 const artifactParams = z.object({
@@ -57,36 +55,6 @@ export function registerAgentRoutes(app: FastifyInstance, context: ServerContext
       }
       runs.gateway.accept(request.raw, auth);
       reply.hijack();
-    },
-  });
-
-  defineRoute(app, {
-    method: 'POST',
-    path: '/v1/agent/results',
-    summary:
-      'Report the result of a run (idempotent by runId: the first copy is recorded, every copy acknowledged)',
-    tag: TAG,
-    auth: 'location',
-    body: resultUpload,
-    bodyLimit: PROTOCOL_LIMITS.resultBytes,
-    prepareBody: storableUpload,
-    responses: {
-      200: { description: 'Successful', schema: resultAck },
-      400: { description: 'Not a result: a flag or time is missing or impossible' },
-      404: { description: 'Unknown run' },
-      409: { description: 'The run is not leased to this agent, or not at this attempt' },
-      413: { description: 'Larger than the protocol limit of a result' },
-    },
-    handler: async ({ auth, body }) => {
-      const { ack, effects } = await recordUploadedResult(
-        runs.db,
-        { accountId: auth.accountId, location: auth.locationSlug ?? '' },
-        body,
-        runs.clock(),
-        runs.onSessionFinished,
-      );
-      runs.publish(effects);
-      return ack;
     },
   });
 

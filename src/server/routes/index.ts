@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ServerContext } from '../context.js';
 import { registerAccountRoutes } from './accounts.js';
 import { registerAgentRoutes } from './agent.js';
+import { registerAgentResultRoutes } from './agent-results.js';
 import { registerAlertChannelRoutes } from './alert-channels.js';
 import { registerAlertNotificationRoutes } from './alert-notifications.js';
 import { registerCheckGroupRoutes } from './check-groups.js';
@@ -45,6 +46,7 @@ export function registerRoutes(app: FastifyInstance, context: ServerContext): vo
   registerTestSessionRoutes(app, context);
   registerPrivateLocationRoutes(app, context);
   registerAgentRoutes(app, context);
+  registerAgentResultRoutes(app, context);
   registerMetricsRoute(app, context);
   registerHealthRoutes(app, context);
 }

@@ -3,7 +3,7 @@ import { PROTOCOL_LIMITS } from '../../protocol/index.js';
 import { closeMailTransports } from '../alerts/channels/index.js';
 import { alertClockTick } from '../alerts/clock.js';
 import { AlertDelivery } from '../alerts/delivery.js';
-import { alertOnFinishedSession } from '../alerts/evaluate.js';
+import { alertOnFinishedSessions } from '../alerts/evaluate.js';
 import { Loop } from '../common/loop.js';
 import type { AlertingConfig } from '../config.js';
 import type { ServerContext } from '../context.js';
@@ -66,7 +66,7 @@ export class RunServices implements RunsContext {
   readonly clock: Clock;
   readonly gateway: Gateway;
   readonly completionPollMs: number;
-  readonly onSessionFinished = alertOnFinishedSession;
+  readonly onSessionFinished = alertOnFinishedSessions;
   readonly agentFreshMs: number;
   readonly alerts: AlertDelivery;
   private readonly loops: Loop[];

@@ -1,28 +1,37 @@
+import type { SessionStatus } from '../../checks/index.js';
 import type { RunEffects } from '../queue/events.js';
 import { isRetryableConflict } from '../queue/transact.js';
 import type { Db } from '../store/db.js';
 import { testSessionStatusOf, worstStatus } from './status.js';
 import {
+  finalResultsOf,
   lockTestSession,
-  openRunCount,
   type ResultRow,
+  runCountsOf,
   type SessionRow,
-  sessionResults,
-  setSessionStatus,
+  setSessionStatuses,
   testSessionMembers,
 } from './store.js';
 
+/** A session that just ended: its status, and the FINAL results it was decided by. */
+export interface FinishedSession {
+  session: SessionRow;
+  status: SessionStatus;
+  finals: readonly ResultRow[];
+}
+
 /**
- * What else moves when a session ends, in the transaction that ends it: the server passes its alerting here
- * (alerts/evaluate.ts), which sessions do not import, since alerting reads sessions.
+ * What else moves when sessions end, in the transaction that ends them: the server passes its alerting here
+ * (alerts/evaluate.ts), which sessions do not import, since alerting reads sessions. Sessions come oldest first.
  */
-export type OnSessionFinished = (
-  tx: Db,
-  session: SessionRow,
-  status: SessionRow['status'],
-  finals: readonly ResultRow[],
-  now: Date,
-) => Promise<void>;
+export type OnSessionsFinished = (tx: Db, finished: readonly FinishedSession[], now: Date) => Promise<void>;
+
+/** A result saved in this transaction, with the attempt of its run. */
+export interface SavedResult {
+  row: ResultRow;
+  sessionId: string;
+  attempt: number;
+}
 
 /**
  * Ends a running session once none of its runs is open: its status is the worst of its FINAL results (one per
@@ -34,31 +43,106 @@ export async function finishSessionIfDone(
   session: SessionRow,
   now: Date,
   effects: RunEffects,
-  onFinished: OnSessionFinished,
+  onFinished: OnSessionsFinished,
 ): Promise<void> {
-  if (session.status !== 'RUNNING') return;
-  if ((await openRunCount(tx, session.id)) > 0) return;
-  const finals = (await sessionResults(tx, session)).filter((r) => r.result_type === 'FINAL');
-  const status = worstStatus(finals.map((r) => r.status));
-  await setSessionStatus(tx, session.id, status, now);
-  await alertWithoutRisk(tx, session.id, effects, () => onFinished(tx, session, status, finals, now));
-  effects.finishedSessions.add(session.id);
-  if (session.test_session_id) await finishTestSessionIfDone(tx, session.test_session_id, now, effects);
+  await finishSessionsIfDone(tx, [session], [], now, effects, onFinished);
 }
 
 /**
- * Alerting runs inside the session's transaction but never costs it its result: a failure of alerting itself is
- * rolled back to a savepoint and reported (a conflict still retries the whole transaction).
+ * `finishSessionIfDone` for many sessions at once, in a few statements whatever their number. `saved` are the
+ * results saved in this transaction: a session whose runs are all of one chain (its run count is the attempt of
+ * the run just reported, which is FINAL) has that result as its only final, so it is not read back.
  */
-async function alertWithoutRisk(tx: Db, sessionId: string, effects: RunEffects, alert: () => Promise<void>) {
+export async function finishSessionsIfDone(
+  tx: Db,
+  sessions: readonly SessionRow[],
+  saved: readonly SavedResult[],
+  now: Date,
+  effects: RunEffects,
+  onFinished: OnSessionsFinished,
+): Promise<void> {
+  const running = [...new Map(sessions.filter((s) => s.status === 'RUNNING').map((s) => [s.id, s])).values()];
+  if (running.length === 0) return;
+  const counts = await runCountsOf(
+    tx,
+    running.map((s) => s.id),
+  );
+  const done = running.filter((s) => (counts.get(s.id)?.open ?? 0) === 0);
+  if (done.length === 0) return;
+
+  const savedBySession = new Map<string, SavedResult[]>();
+  for (const result of saved) {
+    savedBySession.set(result.sessionId, [...(savedBySession.get(result.sessionId) ?? []), result]);
+  }
+  const finals = new Map<string, readonly ResultRow[]>();
+  for (const session of done) {
+    const [only, ...more] = savedBySession.get(session.id) ?? [];
+    const soleChain = only && more.length === 0 && only.attempt === counts.get(session.id)?.total;
+    if (soleChain && only.row.result_type === 'FINAL') finals.set(session.id, [only.row]);
+  }
+  const unknown = done.filter((s) => !finals.has(s.id));
+  if (unknown.length > 0) for (const [id, rows] of await finalResultsOf(tx, unknown)) finals.set(id, rows);
+
+  const finished: FinishedSession[] = done
+    .map((session) => {
+      const own = finals.get(session.id) ?? [];
+      return { session, finals: own, status: worstStatus(own.map((r) => r.status)) };
+    })
+    .sort(
+      (a, b) =>
+        a.session.started_at.getTime() - b.session.started_at.getTime() ||
+        a.session.id.localeCompare(b.session.id),
+    );
+  await setSessionStatuses(
+    tx,
+    finished.map((f) => ({ id: f.session.id, status: f.status })),
+    now,
+  );
+  await alertWithoutRisk(tx, finished, effects, onFinished, now);
+  for (const { session } of finished) effects.finishedSessions.add(session.id);
+  // In id order, like every other lock taken on many rows.
+  const testSessions = new Set(finished.flatMap((f) => f.session.test_session_id ?? []));
+  for (const id of [...testSessions].sort()) await finishTestSessionIfDone(tx, id, now, effects);
+}
+
+/**
+ * Alerting runs inside the sessions' transaction but never costs them their results: a failure of alerting
+ * itself is rolled back to a savepoint and reported (a conflict still retries the whole transaction). When the
+ * alerting of several sessions fails, each is tried again on its own, so one broken setting costs only its own.
+ */
+async function alertWithoutRisk(
+  tx: Db,
+  finished: readonly FinishedSession[],
+  effects: RunEffects,
+  onFinished: OnSessionsFinished,
+  now: Date,
+): Promise<void> {
+  const all = await savepointed(tx, () => onFinished(tx, finished, now));
+  if (all.ok) return;
+  const [first] = finished;
+  if (finished.length === 1 && first) {
+    effects.alertingFailures.push({ sessionId: first.session.id, error: all.error });
+    return;
+  }
+  for (const one of finished) {
+    const alone = await savepointed(tx, () => onFinished(tx, [one], now));
+    if (!alone.ok) effects.alertingFailures.push({ sessionId: one.session.id, error: alone.error });
+  }
+}
+
+async function savepointed(
+  tx: Db,
+  fn: () => Promise<void>,
+): Promise<{ ok: true } | { ok: false; error: unknown }> {
   await tx.query('SAVEPOINT alerting');
   try {
-    await alert();
+    await fn();
     await tx.query('RELEASE SAVEPOINT alerting');
+    return { ok: true };
   } catch (error) {
     if (isRetryableConflict(error)) throw error;
     await tx.query('ROLLBACK TO SAVEPOINT alerting');
-    effects.alertingFailures.push({ sessionId, error });
+    return { ok: false, error };
   }
 }
 

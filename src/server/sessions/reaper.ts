@@ -10,7 +10,7 @@ import {
 } from '../queue/sweep.js';
 import { transact } from '../queue/transact.js';
 import type { Db } from '../store/db.js';
-import type { OnSessionFinished } from './finish.js';
+import type { OnSessionsFinished } from './finish.js';
 import { closeUnranRun } from './save-result.js';
 import { lockSession, type SessionRow } from './store.js';
 
@@ -22,7 +22,7 @@ export const LOST_WHILE_CANCELLING = 'the run was cancelled and its agent stoppe
  * asked for ends CANCELLED. Each run is handled in its own transaction under its session's lock, so several
  * replicas can reap at once and each run is handled once.
  */
-export async function reapLostLeases(db: Db, now: Date, onFinished: OnSessionFinished): Promise<RunEffects> {
+export async function reapLostLeases(db: Db, now: Date, onFinished: OnSessionsFinished): Promise<RunEffects> {
   const effects = new RunEffects();
   for (const ref of await runsWithExpiredLeases(db, now)) {
     await underLocks(db, ref, async (tx, session, run) => {
@@ -61,7 +61,7 @@ export async function reapLostLeases(db: Db, now: Date, onFinished: OnSessionFin
 export async function expireUntakenRuns(
   db: Db,
   now: Date,
-  onFinished: OnSessionFinished,
+  onFinished: OnSessionsFinished,
 ): Promise<RunEffects> {
   const effects = new RunEffects();
   for (const ref of await runsNobodyTook(db, now)) {

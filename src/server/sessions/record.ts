@@ -1,29 +1,15 @@
-import {
-  type CheckType,
-  problemsOf,
-  type RetryStrategy,
-  retryPolicyOf,
-  shouldRetry,
-} from '../../checks/index.js';
+import { problemsOf } from '../../checks/index.js';
 import type { ResultUpload } from '../../protocol/index.js';
-import { conflict, notFound, validationError } from '../common/errors.js';
-import { enqueueRuns } from '../queue/enqueue.js';
+import { DomainError, validationError } from '../common/errors.js';
 import { RunEffects } from '../queue/events.js';
-import type { RunRow } from '../queue/run.js';
-import { finishRun, lockRun } from '../queue/sweep.js';
+import { lockRuns } from '../queue/sweep.js';
 import { transact } from '../queue/transact.js';
 import type { Db } from '../store/db.js';
-import { finishSessionIfDone, type OnSessionFinished } from './finish.js';
-import { retryLocation } from './locations.js';
-import {
-  implausibleTimes,
-  parseUploadedRecord,
-  statusOfRecord,
-  type UploadedRecord,
-} from './result-record.js';
-import { saveResult } from './save-result.js';
-import { isFailure } from './status.js';
-import { lockSession, type SessionRow } from './store.js';
+import type { OnSessionsFinished } from './finish.js';
+import { recordFirstCopies } from './first-copies.js';
+import { parseUploadedRecord } from './result-record.js';
+import { lockSessionsOfRuns } from './store.js';
+import { type Candidate, refusalOf } from './upload-refusal.js';
 
 export interface ResultAck {
   recorded: boolean;
@@ -37,113 +23,128 @@ export interface Uploader {
 }
 
 /**
+ * What became of one upload of a batch: acknowledged (recorded, or a duplicate), refused (the domain's reason),
+ * or failed (the store refused it: an error of ours, which the agent may try again).
+ */
+export type UploadOutcome = { ack: ResultAck } | { refused: DomainError } | { failed: unknown };
+
+/**
  * Records the result an agent sent for a run, once: the first copy is stored (FINAL, or ATTEMPT followed by a
- * retry run when the retry strategy says so), every later copy is acknowledged as a duplicate.
+ * retry run when the retry strategy says so), every later copy is acknowledged as a duplicate. Throws the
+ * refusal (a DomainError) of a result the control plane does not take.
  */
 export async function recordUploadedResult(
   db: Db,
   uploader: Uploader,
   upload: ResultUpload,
   now: Date,
-  onFinished: OnSessionFinished,
+  onFinished: OnSessionsFinished,
 ): Promise<{ ack: ResultAck; effects: RunEffects }> {
-  const parsed = parseUploadedRecord(upload.result);
-  if (!parsed.success) {
-    const problems = problemsOf(parsed.error).map((p) => ({ path: `result.${p.path}`, message: p.message }));
-    throw validationError('body', problems);
-  }
-  const [ref] = await db.query<{ session_id: string; location: string; check_type: CheckType }>(
-    'SELECT session_id, location, check_type FROM runs WHERE id = $1 AND account_id = $2',
-    [upload.runId, uploader.accountId],
-  );
-  if (!ref || ref.location !== uploader.location) throw notFound('Run', upload.runId);
-  const impossible = implausibleTimes(parsed.data, ref.check_type);
-  if (impossible.length > 0) throw validationError('body', impossible);
-
-  const effects = new RunEffects();
-  const ack = await transact(db, async (tx) => {
-    const session = await lockSession(tx, ref.session_id);
-    const run = await lockRun(tx, upload.runId);
-    if (!session || !run) throw notFound('Run', upload.runId);
-    if (upload.attempt !== run.attempt) {
-      throw conflict(`Run ${upload.runId} is attempt ${run.attempt}, not ${upload.attempt}`, {
-        attempt: run.attempt,
-      });
-    }
-    if (run.result_id !== null) return { recorded: false, duplicate: true };
-    const holder = leaseHolderProblem(run, upload.agentId);
-    if (holder) throw conflict(holder, { runId: run.id });
-    await recordFirstCopy(tx, session, run, parsed.data, failureOf(upload), now, effects, onFinished);
-    return { recorded: true, duplicate: false };
+  const { outcomes, effects } = await recordUploadedResults(db, uploader, [upload], now, onFinished, {
+    alone: true,
   });
-  return { ack, effects };
+  const [outcome] = outcomes;
+  if (outcome && 'ack' in outcome) return { ack: outcome.ack, effects };
+  if (outcome && 'refused' in outcome) throw outcome.refused;
+  throw outcome?.failed;
 }
-
-/** What the retry strategy weighs of a failed run. */
-type Failure = Pick<ResultUpload, 'networkError' | 'permanentError'>;
-const failureOf = ({ networkError, permanentError }: ResultUpload): Failure => ({
-  networkError,
-  permanentError,
-});
 
 /**
- * Why an agent may not report this run: it is leased to another agent, or was never handed to any. A run whose
- * lease ran out and that waits in the queue again still takes the result of the agent that ran it.
+ * `recordUploadedResult` for a batch, with one outcome per upload in their order: the batch is recorded in one
+ * transaction of a few statements whatever its size. Should the store refuse that transaction, each upload is
+ * recorded in a transaction of its own, so one upload the store cannot take costs no other its place. A run
+ * named twice is recorded as if its copies had come one after another.
  */
-function leaseHolderProblem(run: RunRow, agentId: string): string | null {
-  if (run.status === 'leased' && run.agent_id !== agentId) return `Run ${run.id} is leased to another agent`;
-  if (run.leases === 0) return `Run ${run.id} was never handed to an agent`;
-  return null;
+export async function recordUploadedResults(
+  db: Db,
+  uploader: Uploader,
+  uploads: readonly ResultUpload[],
+  now: Date,
+  onFinished: OnSessionsFinished,
+  options: { alone?: boolean } = {},
+): Promise<{ outcomes: UploadOutcome[]; effects: RunEffects }> {
+  const answers: Answers = { outcomes: [], effects: new RunEffects() };
+  let pending: Candidate[] = [];
+  uploads.forEach((upload, index) => {
+    const parsed = parseUploadedRecord(upload.result);
+    if (parsed.success) pending.push({ index, upload, record: parsed.data });
+    else {
+      const problems = problemsOf(parsed.error).map((p) => ({
+        path: `result.${p.path}`,
+        message: p.message,
+      }));
+      answers.outcomes[index] = { refused: validationError('body', problems) };
+    }
+  });
+  while (pending.length > 0) {
+    const seen = new Set<string>();
+    const distinct = pending.filter((c) => !seen.has(c.upload.runId) && seen.add(c.upload.runId));
+    pending = pending.filter((c) => !distinct.includes(c));
+    await recordTogether(db, uploader, distinct, now, onFinished, options.alone === true, answers);
+  }
+  return answers;
 }
 
-async function recordFirstCopy(
-  tx: Db,
-  session: SessionRow,
-  run: RunRow,
-  uploaded: UploadedRecord,
-  failure: Failure,
-  now: Date,
-  effects: RunEffects,
-  onFinished: OnSessionFinished,
-): Promise<void> {
-  const check = run.payload.check;
-  const status = statusOfRecord(uploaded, check.shouldFail === true);
-  const policy = retryPolicyOf({
-    retryStrategy: (check.retryStrategy ?? null) as RetryStrategy | null,
-    doubleCheck: check.doubleCheck === true,
-  });
-  // maxDurationSeconds counts from the session's start, on the server's clock (agents' clocks may differ).
-  const chainStartedAt = run.chain_started_at ?? session.started_at;
-  const retry =
-    isFailure(status) &&
-    session.status === 'RUNNING' &&
-    run.cancel_requested_at === null &&
-    shouldRetry(policy, run.attempt - 1, now.getTime() - chainStartedAt.getTime(), failure);
+/** What the uploads of a batch came to, filled in as they are recorded. */
+interface Answers {
+  outcomes: UploadOutcome[];
+  effects: RunEffects;
+}
 
-  await saveResult(tx, { session, run, uploaded, status, resultType: retry ? 'ATTEMPT' : 'FINAL', now });
-  await finishRun(tx, run.id, 'done', now, null);
-  if (retry) {
-    const location = retryLocation(run.location, run.payload.retryLocations, policy.sameRegion);
-    await enqueueRuns(tx, [
-      {
-        accountId: run.account_id,
-        sessionId: session.id,
-        checkId: run.check_id,
-        checkType: run.check_type,
-        location,
-        attempt: run.attempt + 1,
-        payload: run.payload,
-        dueAt: new Date(now.getTime() + policy.delayMs(run.attempt)),
-        chainStartedAt,
-      },
-    ]);
-    effects.queued(run.account_id, location);
-    if (!session.run_locations.includes(location)) {
-      await tx.query(
-        'UPDATE check_sessions SET run_locations = array_append(run_locations, $2::text) WHERE id = $1',
-        [session.id, location],
-      );
+async function recordTogether(
+  db: Db,
+  uploader: Uploader,
+  candidates: readonly Candidate[],
+  now: Date,
+  onFinished: OnSessionsFinished,
+  alone: boolean,
+  answers: Answers,
+): Promise<void> {
+  let recorded: Awaited<ReturnType<typeof recordInTransaction>>;
+  try {
+    recorded = await transact(db, (tx) => recordInTransaction(tx, uploader, candidates, now, onFinished));
+  } catch (error) {
+    if (alone) throw error;
+    const [only] = candidates as [Candidate];
+    if (candidates.length === 1) {
+      answers.outcomes[only.index] = { failed: error };
+      return;
+    }
+    // One upload the store refuses must not cost the others theirs: each is tried in a transaction of its own.
+    for (const candidate of candidates) {
+      await recordTogether(db, uploader, [candidate], now, onFinished, false, answers);
+    }
+    return;
+  }
+  for (const [index, outcome] of recorded.outcomes) answers.outcomes[index] = outcome;
+  answers.effects.absorb(recorded.effects);
+}
+
+/** Uploads of distinct runs, under their sessions' and runs' locks. */
+async function recordInTransaction(
+  tx: Db,
+  uploader: Uploader,
+  candidates: readonly Candidate[],
+  now: Date,
+  onFinished: OnSessionsFinished,
+): Promise<{ outcomes: Map<number, UploadOutcome>; effects: RunEffects }> {
+  const runIds = candidates.map((c) => c.upload.runId);
+  const sessions = new Map((await lockSessionsOfRuns(tx, uploader.accountId, runIds)).map((s) => [s.id, s]));
+  const runs = new Map((await lockRuns(tx, uploader.accountId, runIds)).map((r) => [r.id, r]));
+  const outcomes = new Map<number, UploadOutcome>();
+  const firsts = [];
+  for (const candidate of candidates) {
+    const run = runs.get(candidate.upload.runId);
+    const session = run && sessions.get(run.session_id);
+    const refusal = refusalOf(candidate, uploader.location, run, session);
+    if (refusal === 'duplicate') outcomes.set(candidate.index, { ack: { recorded: false, duplicate: true } });
+    else if (refusal instanceof DomainError) outcomes.set(candidate.index, { refused: refusal });
+    else if (run && session) {
+      firsts.push({ session, run, candidate });
+      outcomes.set(candidate.index, { ack: { recorded: true, duplicate: false } });
     }
   }
-  await finishSessionIfDone(tx, session, now, effects, onFinished);
+  const effects = new RunEffects();
+  await recordFirstCopies(tx, firsts, now, effects, onFinished);
+  return { outcomes, effects };
 }

@@ -1,7 +1,7 @@
 import type { Clock } from '../queue/clock.js';
 import type { RunEffects, RunEvents } from '../queue/events.js';
 import type { Db } from '../store/db.js';
-import type { OnSessionFinished } from './finish.js';
+import type { OnSessionsFinished } from './finish.js';
 
 /** What the session operations need from the server: the store, the clock, and where effects are announced. */
 export interface RunsContext {
@@ -15,5 +15,5 @@ export interface RunsContext {
   agentFreshMs: number;
   publish(effects: RunEffects): void;
   /** What moves with a session that ends: its check's alert state. */
-  onSessionFinished: OnSessionFinished;
+  onSessionFinished: OnSessionsFinished;
 }

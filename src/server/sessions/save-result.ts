@@ -4,10 +4,10 @@ import type { RunEffects } from '../queue/events.js';
 import type { RunRow } from '../queue/run.js';
 import { finishRun } from '../queue/sweep.js';
 import type { Db } from '../store/db.js';
-import { finishSessionIfDone, type OnSessionFinished } from './finish.js';
+import { finishSessionIfDone, type OnSessionsFinished } from './finish.js';
 import { storedRecord, type UploadedRecord, unranRecord } from './result-record.js';
 import { isFailure } from './status.js';
-import { addTestSessionErrorGroups, insertResult, type SessionRow } from './store.js';
+import { addTestSessionErrorGroups, insertResults, type SessionRow } from './store.js';
 
 export interface ResultToSave {
   session: SessionRow;
@@ -23,28 +23,45 @@ export interface ResultToSave {
  * the result and on the test session it belongs to. The caller holds the session's and the run's locks.
  */
 export async function saveResult(tx: Db, result: ResultToSave): Promise<CheckResult> {
-  const { session, run, now } = result;
-  let record = storedRecord(result.uploaded, run, { resultType: result.resultType, errorGroupIds: [], now });
-  const message = isFailure(result.status) ? failureOf(record) : null;
-  if (message) {
+  const [record] = await saveResults(tx, [result]);
+  return record as CheckResult;
+}
+
+/** `saveResult` for many results, inserted in one statement; the records in the order of `results`. */
+export async function saveResults(tx: Db, results: readonly ResultToSave[]): Promise<CheckResult[]> {
+  const records = results.map(({ uploaded, run, resultType, now }) =>
+    storedRecord(uploaded, run, { resultType, errorGroupIds: [], now }),
+  );
+  // Failures are grouped in check order, so two transactions never take the same groups' locks crosswise.
+  const failed = results
+    .map((result, index) => ({ result, index, record: records[index] as CheckResult }))
+    .filter(({ result }) => isFailure(result.status))
+    .sort((a, b) => a.result.run.check_id.localeCompare(b.result.run.check_id));
+  for (const { result, index, record } of failed) {
+    const message = failureOf(record);
+    if (!message) continue;
+    const { run, session, now } = result;
     const groupId = await recordErrorOccurrence(tx, {
       accountId: run.account_id,
       checkId: run.check_id,
       message,
       now,
     });
-    record = { ...record, errorGroupIds: [groupId] };
+    records[index] = { ...record, errorGroupIds: [groupId] };
     if (session.test_session_id) await addTestSessionErrorGroups(tx, session.test_session_id, [groupId]);
   }
-  await insertResult(tx, {
-    sessionId: session.id,
-    accountId: run.account_id,
-    runId: run.id,
-    status: result.status,
-    record,
-    now,
-  });
-  return record;
+  await insertResults(
+    tx,
+    results.map(({ session, run, status, now }, index) => ({
+      sessionId: session.id,
+      accountId: run.account_id,
+      runId: run.id,
+      status,
+      record: records[index] as CheckResult,
+      now,
+    })),
+  );
+  return records;
 }
 
 export type UnranOutcome =
@@ -63,7 +80,7 @@ export async function closeUnranRun(
   outcome: UnranOutcome,
   now: Date,
   effects: RunEffects,
-  onFinished: OnSessionFinished,
+  onFinished: OnSessionsFinished,
 ): Promise<void> {
   await finishRun(tx, run.id, outcome.run, now, outcome.reason);
   const uploaded = unranRecord(run, { status: outcome.status, reason: outcome.reason, now });

@@ -15,3 +15,10 @@ export function storableUpload(body: unknown): unknown {
   const note = `${replaced} character(s) the store cannot keep (U+0000, lone UTF-16 surrogates) were replaced by U+FFFD`;
   return { ...upload, result: withResultNote(result as Record<string, unknown>, note) };
 }
+
+/** `storableUpload` for each upload of a batch (`{results: [...]}`); anything else is left to validation. */
+export function storableBatch(body: unknown): unknown {
+  const results = (body as { results?: unknown } | null)?.results;
+  if (!Array.isArray(results)) return body;
+  return { ...(body as object), results: results.map(storableUpload) };
+}

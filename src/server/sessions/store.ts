@@ -70,47 +70,90 @@ export async function lockSession(tx: Db, id: string): Promise<SessionRow | null
   return row ?? null;
 }
 
+/**
+ * Locks the account's sessions that these runs belong to, in id order (so two transactions locking overlapping
+ * sets never wait on each other in a circle): sessions first, then runs, as everywhere.
+ */
+export async function lockSessionsOfRuns(
+  tx: Db,
+  accountId: string,
+  runIds: readonly string[],
+): Promise<SessionRow[]> {
+  return tx.query<SessionRow>(
+    `SELECT * FROM check_sessions
+      WHERE id IN (SELECT session_id FROM runs WHERE id = ANY($1::text[]) AND account_id = $2)
+      ORDER BY id FOR UPDATE`,
+    [runIds, accountId],
+  );
+}
+
 export async function setSessionStatus(tx: Db, id: string, status: SessionStatus, now: Date): Promise<void> {
-  await tx.query('UPDATE check_sessions SET status = $2, stopped_at = $3 WHERE id = $1', [id, status, now]);
+  await setSessionStatuses(tx, [{ id, status }], now);
+}
+
+export async function setSessionStatuses(
+  tx: Db,
+  sessions: readonly { id: string; status: SessionStatus }[],
+  now: Date,
+): Promise<void> {
+  if (sessions.length === 0) return;
+  await tx.query(
+    `UPDATE check_sessions s SET status = u.status, stopped_at = $3
+       FROM unnest($1::text[], $2::text[]) AS u(id, status) WHERE s.id = u.id`,
+    [sessions.map((s) => s.id), sessions.map((s) => s.status), now],
+  );
+}
+
+export interface NewResult {
+  sessionId: string;
+  accountId: string;
+  runId: string;
+  status: SessionStatus;
+  record: CheckResult;
+  now: Date;
 }
 
 /**
- * Inserts a run's result, once: the run's `result_id` is claimed in the same statement, so a second result of a run
- * is refused by the store even where `check_results` (partitioned by time on PostgreSQL) cannot hold a unique key
- * on run_id.
+ * Inserts results in one statement (the rows travel as one JSON array), each once: its run's `result_id` is
+ * claimed in the same statement, so a second result of a run is refused by the store even where `check_results`
+ * (partitioned by time on PostgreSQL) cannot hold a unique key on run_id.
  */
-export async function insertResult(
-  tx: Db,
-  result: {
-    sessionId: string;
-    accountId: string;
-    runId: string;
-    status: SessionStatus;
-    record: CheckResult;
-    now: Date;
-  },
-): Promise<void> {
-  const inserted = await tx.query(
-    `WITH claimed AS (UPDATE runs SET result_id = $1 WHERE id = $4 AND result_id IS NULL RETURNING id)
+export async function insertResults(tx: Db, results: readonly NewResult[]): Promise<void> {
+  if (results.length === 0) return;
+  const rows = results.map((r) => ({
+    id: r.record.checkResultId,
+    session_id: r.sessionId,
+    account_id: r.accountId,
+    run_id: r.runId,
+    result_type: r.record.resultType,
+    attempt: r.record.attempts,
+    record: r.record,
+    status: r.status,
+    location: r.record.runLocation,
+    response_time: r.record.responseTime,
+    created_at: r.now.toISOString(),
+  }));
+  const inserted = await tx.query<{ run_id: string }>(
+    `WITH given AS (
+       SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(
+         id text, session_id text, account_id text, run_id text, result_type text, attempt int, record jsonb,
+         status text, location text, response_time double precision, created_at timestamptz)),
+     claimed AS (
+       UPDATE runs SET result_id = given.id FROM given
+        WHERE runs.id = given.run_id AND runs.result_id IS NULL RETURNING runs.id)
      INSERT INTO check_results (id, session_id, account_id, run_id, result_type, attempt, record, status, location,
                                 response_time, created_at)
-     SELECT $1, $2, $3, claimed.id, $5, $6, $7::jsonb, $8, $9, $10, $11 FROM claimed
-     RETURNING id`,
-    [
-      result.record.checkResultId,
-      result.sessionId,
-      result.accountId,
-      result.runId,
-      result.record.resultType,
-      result.record.attempts,
-      jsonParam(result.record),
-      result.status,
-      result.record.runLocation,
-      result.record.responseTime,
-      result.now,
-    ],
+     SELECT g.id, g.session_id, g.account_id, g.run_id, g.result_type, g.attempt, g.record, g.status, g.location,
+            g.response_time, g.created_at
+       FROM given g JOIN claimed c ON c.id = g.run_id
+     RETURNING run_id`,
+    [jsonParam(rows)],
   );
-  if (inserted.length === 0) throw new Error(`Run ${result.runId} has a result already`);
+  if (inserted.length < results.length) {
+    const stored = new Set(inserted.map((r) => r.run_id));
+    const refused = results.find((r) => !stored.has(r.runId));
+    throw new Error(`Run ${refused?.runId} has a result already`);
+  }
 }
 
 /**
@@ -132,12 +175,35 @@ export async function sessionResults(
   );
 }
 
-export async function openRunCount(tx: Db, sessionId: string): Promise<number> {
-  const [row] = await tx.query<{ open: number | string }>(
-    `SELECT count(*) AS open FROM runs WHERE session_id = $1 AND status IN ('queued', 'leased')`,
-    [sessionId],
+/** Of each session: how many runs it has, and how many of them are still open (queued or leased). */
+export async function runCountsOf(
+  tx: Db,
+  sessionIds: readonly string[],
+): Promise<Map<string, { open: number; total: number }>> {
+  const rows = await tx.query<{ session_id: string; open: number | string; total: number | string }>(
+    `SELECT session_id, count(*) FILTER (WHERE status IN ('queued', 'leased')) AS open, count(*) AS total
+       FROM runs WHERE session_id = ANY($1::text[]) GROUP BY session_id`,
+    [sessionIds],
   );
-  return Number(row?.open ?? 0);
+  return new Map(rows.map((r) => [r.session_id, { open: Number(r.open), total: Number(r.total) }]));
+}
+
+/** The FINAL results of each session, oldest first. */
+export async function finalResultsOf(
+  tx: Db,
+  sessions: readonly Pick<SessionRow, 'id' | 'started_at'>[],
+): Promise<Map<string, ResultRow[]>> {
+  const finals = new Map<string, ResultRow[]>();
+  if (sessions.length === 0) return finals;
+  const earliest = Math.min(...sessions.map((s) => s.started_at.getTime()));
+  const rows = await tx.query<ResultRow & { session_id: string }>(
+    `SELECT session_id, id, run_id, result_type, status, location, record FROM check_results
+      WHERE session_id = ANY($1::text[]) AND result_type = 'FINAL' AND created_at >= $2
+      ORDER BY created_at, attempt, id`,
+    [sessions.map((s) => s.id), new Date(earliest - REPLICA_CLOCK_MARGIN_MS)],
+  );
+  for (const { session_id, ...row } of rows) finals.set(session_id, [...(finals.get(session_id) ?? []), row]);
+  return finals;
 }
 
 export async function insertTestSession(

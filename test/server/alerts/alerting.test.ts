@@ -61,6 +61,18 @@ describe.each(STORES)('alerting from finished sessions (%s)', (store) => {
     ]);
   });
 
+  it('counts sessions of one check whose results arrive in one batch in their order, a pass after a failure too', async () => {
+    const channel = await webhook();
+    const check = await bench.check([channel.id]);
+    await bench.session(check, 'PASSED');
+    await bench.sessionsTogether(check, ['FAILED', 'PASSED']);
+    expect(channel.types()).toEqual(['ALERT_FAILURE', 'ALERT_RECOVERY']);
+    expect((await server.api('GET', `/v1/checks/${check}/alert-state`)).body.state).toBe('PASSING');
+    await bench.sessionsTogether(check, ['PASSED', 'FAILED']);
+    expect(channel.types()).toEqual(['ALERT_FAILURE', 'ALERT_RECOVERY', 'ALERT_FAILURE']);
+    expect((await server.api('GET', `/v1/checks/${check}/alert-state`)).body.state).toBe('FAILING');
+  });
+
   it('waits for failedRunThreshold consecutive failed sessions; a pass in between starts the count again', async () => {
     const channel = await webhook();
     const check = await bench.check([channel.id], {

@@ -113,24 +113,49 @@ export class AlertBench {
       leaseTtlMs: 45_000,
     });
     for (const run of runs) {
-      const result = apiResult(
-        outcome === 'FAILED' ? { failed: 'connect ECONNREFUSED' } : { degraded: outcome === 'DEGRADED' },
-      );
-      if (tls) {
-        (result.apiCheckResult as Record<string, unknown>).response = {
-          status: 200,
-          statusText: 'OK',
-          body: '',
-          bodyEncoding: 'utf8',
-          headers: {},
-          tls: { daysRemaining: tls.daysRemaining, validTo: null, subject: 'localhost' },
-        };
-      }
       const agent = this.agents.get(location) ?? this.agent;
-      const posted = await agent.postResult({ runId: run.id, attempt: run.attempt } as never, result);
+      const posted = await agent.postResult(
+        { runId: run.id, attempt: run.attempt } as never,
+        resultOf(outcome, tls),
+      );
       if (posted.status !== 200) throw new Error(`result: ${posted.status} ${JSON.stringify(posted.body)}`);
     }
     await this.deliver();
+  }
+
+  /**
+   * Sessions of the check, one per outcome and a second apart, whose results reach the control plane together in
+   * one batch; then one delivery pass. Returns the sessions' ids.
+   */
+  async sessionsTogether(checkId: string, outcomes: readonly Outcome[]): Promise<string[]> {
+    const outcomeOf = new Map<string, Outcome>();
+    for (const outcome of outcomes) {
+      const created = await this.server.api('POST', '/v2/check-sessions/trigger', {
+        target: { checkId: [checkId] },
+      });
+      outcomeOf.set(created.body.checkSessions[0].checkSessionId, outcome);
+      this.clock.advance(1_000);
+    }
+    const runs = await leaseRuns(this.server.server.runs.db, {
+      accountId: this.server.accountId,
+      location: this.location.slugName,
+      agentId: 'alert-agent',
+      credits: { light: 10, browser: 0 },
+      kinds: ['API'],
+      now: this.clock.now(),
+      leaseTtlMs: 45_000,
+    });
+    const posted = await this.agent.postBatch(
+      runs.map((run) =>
+        this.agent.upload(
+          { runId: run.id, attempt: run.attempt } as never,
+          resultOf(outcomeOf.get(run.session_id) as Outcome),
+        ),
+      ),
+    );
+    if (posted.status !== 200) throw new Error(`batch: ${posted.status} ${JSON.stringify(posted.body)}`);
+    await this.deliver();
+    return [...outcomeOf.keys()];
   }
 
   /** One pass of the outbox, as the delivery loop makes it. */
@@ -156,4 +181,22 @@ export class AlertBench {
     for (const agent of this.agents.values()) agent.close();
     await this.server.close();
   }
+}
+
+/** An API check's result with this outcome; with `tls`, its response carries a certificate that far from expiry. */
+function resultOf(outcome: Outcome, tls?: { daysRemaining: number }) {
+  const result = apiResult(
+    outcome === 'FAILED' ? { failed: 'connect ECONNREFUSED' } : { degraded: outcome === 'DEGRADED' },
+  );
+  if (tls) {
+    (result.apiCheckResult as Record<string, unknown>).response = {
+      status: 200,
+      statusText: 'OK',
+      body: '',
+      bodyEncoding: 'utf8',
+      headers: {},
+      tls: { daysRemaining: tls.daysRemaining, validTo: null, subject: 'localhost' },
+    };
+  }
+  return result;
 }

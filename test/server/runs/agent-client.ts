@@ -8,6 +8,7 @@ import {
   type ResultUpload,
   type RunMessage,
   resultAck,
+  resultBatchAnswer,
 } from '../../../src/protocol/index.js';
 
 /** A minimal agent speaking docs/protocol.md with the schemas of src/protocol: enough to drive the gateway. */
@@ -154,15 +155,7 @@ export class TestAgent {
     result: Record<string, unknown>,
     options: { networkError?: boolean; permanentError?: boolean; status?: ResultUpload['status'] } = {},
   ): Promise<{ status: number; body: any }> {
-    const upload: ResultUpload = {
-      runId: run.runId,
-      attempt: run.attempt,
-      agentId: this.agentId,
-      status: options.status ?? (result.hasFailures || result.hasErrors ? 'FAILED' : 'PASSED'),
-      result,
-      networkError: options.networkError ?? false,
-      ...(options.permanentError ? { permanentError: true } : {}),
-    };
+    const upload = this.upload(run, result, options);
     const response = await fetch(`${this.baseUrl}${AGENT_PATHS.results}`, {
       method: 'POST',
       headers: {
@@ -175,6 +168,39 @@ export class TestAgent {
     });
     const body = await response.json();
     if (response.status === 200) resultAck.parse(body);
+    return { status: response.status, body };
+  }
+
+  /** The upload of a result, as `postResult` sends it. */
+  upload(
+    run: RunMessage,
+    result: Record<string, unknown>,
+    options: { networkError?: boolean; permanentError?: boolean; status?: ResultUpload['status'] } = {},
+  ): ResultUpload {
+    return {
+      runId: run.runId,
+      attempt: run.attempt,
+      agentId: this.agentId,
+      status: options.status ?? (result.hasFailures || result.hasErrors ? 'FAILED' : 'PASSED'),
+      result,
+      networkError: options.networkError ?? false,
+      ...(options.permanentError ? { permanentError: true } : {}),
+    };
+  }
+
+  /** Posts a batch of uploads (or anything else as `results`); a 200 answer must match the protocol's schema. */
+  async postBatch(results: unknown): Promise<{ status: number; body: any }> {
+    const response = await fetch(`${this.baseUrl}${AGENT_PATHS.resultBatch}`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${this.key}`,
+        'x-service-account': this.accountId,
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify({ results }),
+    });
+    const body = await response.json();
+    if (response.status === 200) resultBatchAnswer.parse(body);
     return { status: response.status, body };
   }
 

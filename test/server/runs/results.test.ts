@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { AGENT_PATHS } from '../../../src/protocol/index.js';
+import { AGENT_PATHS, PROTOCOL_LIMITS } from '../../../src/protocol/index.js';
 import { leaseRuns } from '../../../src/server/queue/lease.js';
 import {
   createApiCheck,
@@ -35,24 +35,33 @@ describe.each(STORES)('results the control plane keeps (%s)', (store) => {
     await server?.close();
   });
 
-  /** A triggered session of a fresh check, its one run leased to `agentId`. */
-  const leasedRun = async (agentId = 'holder') => {
-    const checkId = await createApiCheck(server, { privateLocations: [location.slugName], activated: false });
-    const created = await server.api('POST', '/v2/check-sessions/trigger', {
-      target: { checkId: [checkId] },
-    });
-    const sessionId: string = created.body.checkSessions[0].checkSessionId;
-    const [run] = await leaseRuns(server.server.runs.db, {
+  /** Leases the queued runs of the location to `agentId`; their run messages, as far as results need them. */
+  const lease = async (agentId = 'holder') => {
+    const runs = await leaseRuns(server.server.runs.db, {
       accountId: server.accountId,
       location: location.slugName,
       agentId,
-      credits: { light: 1, browser: 0 },
+      credits: { light: 100, browser: 0 },
       kinds: ['API'],
       now: clock.now(),
       leaseTtlMs: 45_000,
     });
-    if (!run) throw new Error('nothing to lease');
-    return { sessionId, message: { runId: run.id, attempt: run.attempt } as never };
+    return runs.map((run) => ({ runId: run.id, attempt: run.attempt }) as never);
+  };
+  /** A triggered session of a fresh check (with `fields`), its one run leased to `agentId`. */
+  const leasedRun = async (agentId = 'holder', fields: Record<string, unknown> = {}) => {
+    const checkId = await createApiCheck(server, {
+      privateLocations: [location.slugName],
+      activated: false,
+      ...fields,
+    });
+    const created = await server.api('POST', '/v2/check-sessions/trigger', {
+      target: { checkId: [checkId] },
+    });
+    const sessionId: string = created.body.checkSessions[0].checkSessionId;
+    const [message] = await lease(agentId);
+    if (!message) throw new Error('nothing to lease');
+    return { checkId, sessionId, message };
   };
   const session = async (id: string) => (await server.api('GET', `/v1/check-sessions/${id}`)).body;
   /** An API result whose response body is `body`. */
@@ -165,5 +174,166 @@ describe.each(STORES)('results the control plane keeps (%s)', (store) => {
     });
     const group = await server.api('POST', '/v1/check-groups', { name: '\udc00', locations: [] });
     expect(group.status).toBe(400);
+  });
+
+  describe('in batches: POST /v1/agent/results/batch', () => {
+    /** A check whose sessions are one run each: no retry after a failure. */
+    const SINGLE = { doubleCheck: false };
+
+    it('answers each result of a mixed batch on its own, in its place, and records the good ones', async () => {
+      const good = await leasedRun('holder', SINGLE);
+      const recordedBefore = await leasedRun('holder', SINGLE);
+      expect((await agent.postResult(recordedBefore.message, apiResult())).status).toBe(200);
+      const wrongAttempt = await leasedRun('holder', SINGLE);
+      const theirs = await leasedRun('someone-else', SINGLE);
+      const noFlag = await leasedRun('holder', SINGLE);
+      const { isDegraded: _, ...withoutFlag } = apiResult();
+      const failed = await leasedRun('holder', SINGLE);
+
+      const answer = await agent.postBatch([
+        agent.upload(good.message, apiResult()),
+        agent.upload(recordedBefore.message, apiResult()),
+        agent.upload({ ...(wrongAttempt.message as object), attempt: 3 } as never, apiResult()),
+        agent.upload(theirs.message, apiResult({ failed: 'forged' })),
+        agent.upload({ runId: 'no-such-run', attempt: 1 } as never, apiResult()),
+        { runId: 'half an upload' },
+        agent.upload(noFlag.message, withoutFlag),
+        agent.upload(failed.message, apiResult({ failed: 'connect ECONNREFUSED' })),
+      ]);
+
+      expect(answer.status).toBe(200);
+      const [ok, duplicate, attempt, leasedToOther, unknown, malformed, flagless, failure] =
+        answer.body.results;
+      expect(answer.body.results).toHaveLength(8);
+      expect(ok).toEqual({ statusCode: 200, recorded: true, duplicate: false });
+      expect(duplicate).toEqual({ statusCode: 200, recorded: false, duplicate: true });
+      expect(attempt).toMatchObject({ statusCode: 409, attributes: { attempt: 1, index: 2 } });
+      expect(leasedToOther).toMatchObject({
+        statusCode: 409,
+        message: expect.stringContaining('another agent'),
+      });
+      expect(unknown).toMatchObject({ statusCode: 404, attributes: { index: 4 } });
+      expect(malformed.statusCode).toBe(400);
+      expect(malformed.attributes.index).toBe(5);
+      expect(malformed.attributes.errors).toContainEqual(
+        expect.objectContaining({ field: 'results[5].attempt' }),
+      );
+      expect(flagless.statusCode).toBe(400);
+      expect(flagless.attributes.errors).toEqual([
+        expect.objectContaining({ field: 'results[6].result.isDegraded' }),
+      ]);
+      expect(failure).toEqual({ statusCode: 200, recorded: true, duplicate: false });
+
+      expect((await session(good.sessionId)).status).toBe('PASSED');
+      expect((await session(failed.sessionId)).status).toBe('FAILED');
+      expect((await session(recordedBefore.sessionId)).results).toHaveLength(1);
+      for (const refused of [wrongAttempt, theirs, noFlag]) {
+        expect((await session(refused.sessionId)).status).toBe('RUNNING');
+      }
+      // What was refused for its own reasons can still be reported rightly.
+      expect((await agent.postResult(wrongAttempt.message, apiResult())).body).toEqual({
+        recorded: true,
+        duplicate: false,
+      });
+      expect(
+        (await agent.postBatch([agent.upload(noFlag.message, apiResult())])).body.results[0].statusCode,
+      ).toBe(200);
+    });
+
+    it('records two copies of one run in one batch once: the first, then a duplicate', async () => {
+      const { sessionId, message } = await leasedRun('holder', SINGLE);
+      const answer = await agent.postBatch([
+        agent.upload(message, apiResult({ failed: 'first copy' })),
+        agent.upload(message, apiResult()),
+      ]);
+      expect(answer.body.results).toEqual([
+        { statusCode: 200, recorded: true, duplicate: false },
+        { statusCode: 200, recorded: false, duplicate: true },
+      ]);
+      const record = await session(sessionId);
+      expect(record.status).toBe('FAILED');
+      expect(record.results).toHaveLength(1);
+    });
+
+    it('retries, finishes sessions and moves alert states as single uploads do', async () => {
+      const first = await leasedRun('holder', { doubleCheck: true });
+      const second = await leasedRun('holder', { doubleCheck: true });
+      const failing = apiResult({ failed: 'connect ECONNREFUSED' });
+      const attempts = await agent.postBatch([
+        agent.upload(first.message, failing),
+        agent.upload(second.message, apiResult()),
+      ]);
+      expect(attempts.body.results.map((r: { statusCode: number }) => r.statusCode)).toEqual([200, 200]);
+      expect((await session(first.sessionId)).status).toBe('RUNNING');
+      expect((await session(second.sessionId)).status).toBe('PASSED');
+
+      const [retry] = await lease();
+      expect(retry).toMatchObject({ attempt: 2 });
+      await agent.postBatch([agent.upload(retry as never, failing)]);
+      const record = await session(first.sessionId);
+      expect(record.status).toBe('FAILED');
+      expect(record.results.map((r: { resultType: string }) => r.resultType).sort()).toEqual([
+        'ATTEMPT',
+        'FINAL',
+      ]);
+      const states = await Promise.all(
+        [first, second].map(
+          async (s) => (await server.api('GET', `/v1/checks/${s.checkId}/alert-state`)).body,
+        ),
+      );
+      expect(states.map((s) => s.state)).toEqual(['FAILING', 'PASSING']);
+    });
+
+    it('keeps the others when the store refuses one result of a batch', async () => {
+      const runs = [
+        await leasedRun('holder', SINGLE),
+        await leasedRun('holder', SINGLE),
+        await leasedRun('holder', SINGLE),
+      ];
+      const poisoned = runs[1] as (typeof runs)[number];
+      const db = server.server.context.db;
+      // The store itself refuses that one run's result, as a full disk or a broken row would.
+      await db.exec(`
+        CREATE TABLE poisoned_runs (run_id text PRIMARY KEY);
+        CREATE FUNCTION refuse_poisoned() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+          IF EXISTS (SELECT 1 FROM poisoned_runs WHERE run_id = NEW.run_id) THEN
+            RAISE EXCEPTION 'refused by the test';
+          END IF;
+          RETURN NEW;
+        END $$;
+        CREATE TRIGGER refuse_poisoned BEFORE INSERT ON check_results
+          FOR EACH ROW EXECUTE FUNCTION refuse_poisoned();
+      `);
+      try {
+        await db.query('INSERT INTO poisoned_runs (run_id) VALUES ($1)', [
+          (poisoned.message as { runId: string }).runId,
+        ]);
+        const answer = await agent.postBatch(runs.map((r) => agent.upload(r.message, apiResult())));
+        expect(answer.body.results.map((r: { statusCode: number }) => r.statusCode)).toEqual([200, 500, 200]);
+        expect(answer.body.results[1].attributes).toEqual({ index: 1 });
+        const statuses = await Promise.all(runs.map(async (r) => (await session(r.sessionId)).status));
+        expect(statuses).toEqual(['PASSED', 'RUNNING', 'PASSED']);
+      } finally {
+        await db.exec(
+          'DROP TRIGGER refuse_poisoned ON check_results; DROP FUNCTION refuse_poisoned(); DROP TABLE poisoned_runs;',
+        );
+      }
+      expect((await agent.postBatch([agent.upload(poisoned.message, apiResult())])).body.results[0]).toEqual({
+        statusCode: 200,
+        recorded: true,
+        duplicate: false,
+      });
+    });
+
+    it('refuses what is not a batch as a whole (400): no list, an empty one, or too many results', async () => {
+      const { message } = await leasedRun('holder', SINGLE);
+      const many = Array.from({ length: PROTOCOL_LIMITS.resultBatchSize + 1 }, () =>
+        agent.upload(message, apiResult()),
+      );
+      for (const results of [undefined, [], many, 'results']) {
+        expect((await agent.postBatch(results)).status).toBe(400);
+      }
+    });
   });
 });

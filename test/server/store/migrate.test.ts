@@ -6,7 +6,7 @@ import { runRetention } from '../../../src/server/retention/job.js';
 import { resultPartitionNames } from '../../../src/server/retention/partitions.js';
 import { listRollups } from '../../../src/server/retention/read.js';
 import { listCheckResults } from '../../../src/server/sessions/results-query.js';
-import { insertResult, sessionResults } from '../../../src/server/sessions/store.js';
+import { insertResults, sessionResults } from '../../../src/server/sessions/store.js';
 import { type Db, openDb } from '../../../src/server/store/db.js';
 import { migrate } from '../../../src/server/store/migrate.js';
 import { MIGRATIONS } from '../../../src/server/store/migrations/index.js';
@@ -119,14 +119,16 @@ describe.each(STORES)('migrating a store that has results (%s)', (store) => {
       responseTime: 1,
     };
     await expect(
-      insertResult(db, {
-        sessionId: 's-res-a',
-        accountId: 'acc',
-        runId: 'r-res-a',
-        status: 'PASSED',
-        record: record as never,
-        now,
-      }),
+      insertResults(db, [
+        {
+          sessionId: 's-res-a',
+          accountId: 'acc',
+          runId: 'r-res-a',
+          status: 'PASSED',
+          record: record as never,
+          now,
+        },
+      ]),
     ).rejects.toThrow('has a result already');
   });
 
