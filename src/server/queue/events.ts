@@ -4,6 +4,8 @@ import { EventEmitter } from 'node:events';
 export class RunEffects {
   /** `accountId\0location` of queues that got runs. */
   readonly enqueued = new Set<string>();
+  /** Queues that got runs which may not be handed out before a later time: queue → those times (ms). */
+  readonly dueLater = new Map<string, Set<number>>();
   readonly finishedSessions = new Set<string>();
   readonly finishedTestSessions = new Set<string>();
   /** Leased runs whose agents must be told to stop. */
@@ -11,13 +13,23 @@ export class RunEffects {
   /** Sessions whose alerting failed (a bug or a broken stored setting): recorded without it, and logged. */
   readonly alertingFailures: { sessionId: string; error: unknown }[] = [];
 
-  queued(accountId: string, location: string): void {
-    this.enqueued.add(queueKey(accountId, location));
+  /** A queue got runs; `notBefore` when they may not be handed out at once (RunServices wakes the queue then). */
+  queued(accountId: string, location: string, notBefore?: Date): void {
+    const queue = queueKey(accountId, location);
+    this.enqueued.add(queue);
+    if (notBefore) this.queuedFor(queue, notBefore.getTime());
+  }
+
+  private queuedFor(queue: string, at: number): void {
+    const times = this.dueLater.get(queue) ?? new Set<number>();
+    times.add(at);
+    this.dueLater.set(queue, times);
   }
 
   /** Takes in what another transaction changed. */
   absorb(other: RunEffects): void {
     for (const queue of other.enqueued) this.enqueued.add(queue);
+    for (const [queue, times] of other.dueLater) for (const at of times) this.queuedFor(queue, at);
     for (const id of other.finishedSessions) this.finishedSessions.add(id);
     for (const id of other.finishedTestSessions) this.finishedTestSessions.add(id);
     for (const id of other.cancelRuns) this.cancelRuns.add(id);

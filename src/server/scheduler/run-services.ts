@@ -10,6 +10,7 @@ import type { ServerContext } from '../context.js';
 import { Gateway } from '../gateway/gateway.js';
 import { type Clock, systemClock } from '../queue/clock.js';
 import { type RunEffects, RunEvents } from '../queue/events.js';
+import { QueueWakeups } from '../queue/wakeups.js';
 import { type RetentionOutcome, runRetention } from '../retention/job.js';
 import { expireUntakenRuns, reapLostLeases } from '../sessions/reaper.js';
 import type { RunsContext } from '../sessions/runs-context.js';
@@ -71,6 +72,7 @@ export class RunServices implements RunsContext {
   readonly alerts: AlertDelivery;
   private readonly loops: Loop[];
   private readonly deliveryLoop: Loop;
+  private readonly wakeups: QueueWakeups;
   private readonly log: FastifyBaseLogger;
   private readonly background: boolean;
   private sampledMinute = -1;
@@ -91,6 +93,7 @@ export class RunServices implements RunsContext {
     this.completionPollMs = settings.completionPollMs;
     this.agentFreshMs = settings.leaseTtlMs;
     this.gateway = new Gateway({ db, clock: this.clock, events: this.events, log, settings, publicUrl });
+    this.wakeups = new QueueWakeups((queue) => this.events.emit('enqueued', queue), this.clock);
     this.alerts = new AlertDelivery(db, { publicUrl, alerting }, this.clock, log);
     this.deliveryLoop = new Loop(
       'alert delivery',
@@ -110,6 +113,7 @@ export class RunServices implements RunsContext {
 
   publish(effects: RunEffects): void {
     this.events.publish(effects);
+    this.wakeups.schedule(effects.dueLater);
     if (effects.finishedSessions.size > 0) void this.logFinished([...effects.finishedSessions]);
     for (const { sessionId, error } of effects.alertingFailures) {
       this.log.error({ err: error, sessionId }, 'alerting failed for a finished session; its result is kept');
@@ -204,6 +208,7 @@ export class RunServices implements RunsContext {
 
   async stop(): Promise<void> {
     await Promise.all(this.loops.map((loop) => loop.stop()));
+    this.wakeups.stop();
     await this.gateway.stop();
     closeMailTransports();
   }

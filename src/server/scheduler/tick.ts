@@ -1,5 +1,10 @@
 import { PerAccount } from '../common/per-account.js';
-import { activeMaintenance, maintenanceTagsOf, matchesAny } from '../maintenance/active.js';
+import {
+  type ActiveMaintenance,
+  activeMaintenance,
+  maintenanceTagsOf,
+  matchesAny,
+} from '../maintenance/active.js';
 import { RunEffects } from '../queue/events.js';
 import { transact } from '../queue/transact.js';
 import { loadChecks } from '../sessions/checks.js';
@@ -16,35 +21,57 @@ export const CLAIM_BATCH = 500;
 /** How many claim transactions of one tick run at once on PostgreSQL. */
 const PARALLEL_BATCHES = 3;
 
-/** Whether any check is due: the one index probe of an idle tick. */
+/**
+ * How long before its interval starts a check is claimed: its session and runs are then in the queue when the
+ * interval starts, and agents are handed its runs at the start (not_before), not a tick and a transaction later.
+ */
+export const CLAIM_LEAD_MS = 2_000;
+
+/** Whether any check is due within the lead: the one index probe of an idle tick. */
 const ANY_DUE =
   'SELECT next_due_at FROM check_schedules WHERE active AND next_due_at <= $1 ORDER BY next_due_at LIMIT 1';
 
 /**
- * Claims due checks: each row's next-due time moves to the start of the interval after the one that contains now
- * (`intervalAt` of src/checks/schedule.ts, in SQL), and the number of the claimed interval comes back. Rows another
- * transaction holds are skipped, so two replicas never claim one interval.
+ * Claims checks due within the lead ($1 = now + lead). The claimed interval is the one that contains the later of
+ * now ($2) and the row's next-due time: the current one for a row overdue, the coming one for a row due within the
+ * lead. Its number and start come back, and the row moves to the start of the interval after it (`intervalAt` of
+ * src/checks/schedule.ts, in SQL). Rows another transaction holds are skipped, so two replicas never claim one
+ * interval.
  */
 const CLAIM_DUE = `
 WITH due AS MATERIALIZED (
-  SELECT check_id FROM check_schedules
+  SELECT check_id, GREATEST($2::bigint, (extract(epoch FROM next_due_at) * 1000)::bigint) AS at_ms
+    FROM check_schedules
    WHERE active AND next_due_at <= $1
    ORDER BY next_due_at LIMIT $3
    FOR UPDATE SKIP LOCKED
+),
+claim AS (
+  SELECT s.check_id, (due.at_ms - s.shift_ms) / s.period_ms AS interval_index, s.period_ms, s.shift_ms
+    FROM check_schedules s JOIN due ON s.check_id = due.check_id
 )
 UPDATE check_schedules s
    SET next_due_at = timestamptz 'epoch'
-       + interval '1 millisecond' * ((($2::bigint - s.shift_ms) / s.period_ms + 1) * s.period_ms + s.shift_ms)
-  FROM due WHERE s.check_id = due.check_id
-RETURNING s.check_id, ($2::bigint - s.shift_ms) / s.period_ms AS interval_index`;
+       + interval '1 millisecond' * ((claim.interval_index + 1) * claim.period_ms + claim.shift_ms)
+  FROM claim WHERE s.check_id = claim.check_id
+RETURNING s.check_id, claim.interval_index, claim.interval_index * claim.period_ms + claim.shift_ms AS start_ms`;
 
-/** What a tick reads once per account, whatever the number of its due checks. */
+const leadOf = (now: Date) => new Date(now.getTime() + CLAIM_LEAD_MS);
+
+/** What a tick reads once per account (maintenance: per account and interval start), whatever the number of its due checks. */
 class TickMemory {
   readonly contexts = new PerAccount(accountRunContext);
   readonly fallbacks = new PerAccount(fallbackLocations);
-  readonly maintenance: PerAccount<Awaited<ReturnType<typeof activeMaintenance>>>;
-  constructor(now: Date) {
-    this.maintenance = new PerAccount((db, accountId) => activeMaintenance(db, accountId, now));
+  private readonly windows = new Map<string, PerAccount<ActiveMaintenance>>();
+
+  /** The windows in progress when an interval starts. */
+  maintenance(db: Db, accountId: string, at: Date): Promise<ActiveMaintenance> {
+    let perAccount = this.windows.get(String(at.getTime()));
+    if (!perAccount) {
+      perAccount = new PerAccount((reader, id) => activeMaintenance(reader, id, at));
+      this.windows.set(String(at.getTime()), perAccount);
+    }
+    return perAccount.get(db, accountId);
   }
 }
 
@@ -60,8 +87,8 @@ export async function scheduleDueChecks(
   now: Date,
   publish: (effects: RunEffects) => void,
 ): Promise<void> {
-  if ((await db.query(ANY_DUE, [now])).length === 0) return;
-  const memory = new TickMemory(now);
+  if ((await db.query(ANY_DUE, [leadOf(now)])).length === 0) return;
+  const memory = new TickMemory();
   const batch = async () => {
     const effects = new RunEffects();
     const claimed = await transact(db, (tx) => scheduleBatch(tx, now, memory, effects));
@@ -79,16 +106,21 @@ export async function scheduleDueChecks(
 
 /** Claims up to CLAIM_BATCH due checks and makes their sessions; returns how many it claimed. */
 async function scheduleBatch(tx: Db, now: Date, memory: TickMemory, effects: RunEffects): Promise<number> {
-  const claims = await tx.query<{ check_id: string; interval_index: number | string }>(CLAIM_DUE, [
-    now,
-    now.getTime(),
-    CLAIM_BATCH,
-  ]);
+  const claims = await tx.query<{
+    check_id: string;
+    interval_index: number | string;
+    start_ms: number | string;
+  }>(CLAIM_DUE, [leadOf(now), now.getTime(), CLAIM_BATCH]);
   if (claims.length === 0) return 0;
-  const intervals = new Map(claims.map((c) => [c.check_id, toNumber(c.interval_index)]));
+  const intervals = new Map(
+    claims.map((c) => [c.check_id, { index: toNumber(c.interval_index), start: toNumber(c.start_ms) }]),
+  );
   const sessions: PlannedSession[] = [];
   for (const stored of await loadChecks(tx, { ids: [...intervals.keys()] })) {
-    const maintenance = await memory.maintenance.get(tx, stored.accountId);
+    const interval = intervals.get(stored.id) as { index: number; start: number };
+    // A claimed interval that has not started yet starts its session and runs at its start.
+    const startsAt = interval.start > now.getTime() ? new Date(interval.start) : now;
+    const maintenance = await memory.maintenance(tx, stored.accountId, startsAt);
     if (matchesAny(maintenanceTagsOf(stored), maintenance.pausedTags)) continue;
     const check = effectiveCheck(stored);
     if (!check.scheduled || check.checkType === 'HEARTBEAT') continue;
@@ -99,9 +131,9 @@ async function scheduleBatch(tx: Db, now: Date, memory: TickMemory, effects: Run
       plan: {
         check,
         runSource: 'SCHEDULER',
-        locations: sessionLocations(all, check.runParallel, intervals.get(check.id) as number),
+        locations: sessionLocations(all, check.runParallel, interval.index),
         retryLocations: all,
-        now,
+        now: startsAt,
       },
       context: await memory.contexts.get(tx, check.accountId),
     });

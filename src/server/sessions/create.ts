@@ -17,6 +17,7 @@ export interface SessionPlan {
   retryLocations: string[];
   testSessionId?: string | null;
   sessionId?: string;
+  /** When the session starts and its runs may be handed out: now, or the start of an interval claimed early. */
   now: Date;
 }
 
@@ -79,7 +80,7 @@ export async function createCheckSessions(
     }),
   );
   for (const { plan } of sessions) {
-    for (const location of plan.locations) effects.queued(plan.check.accountId, location);
+    for (const location of plan.locations) effects.queued(plan.check.accountId, location, plan.now);
   }
   return ids;
 }

@@ -132,7 +132,7 @@ async function enqueueRetries(tx: Db, decided: readonly Decided[], effects: RunE
     retries.map((r) => r.retry),
   );
   for (const { session, retry } of retries) {
-    effects.queued(retry.accountId, retry.location);
+    effects.queued(retry.accountId, retry.location, retry.dueAt);
     if (session.run_locations.includes(retry.location)) continue;
     await tx.query(
       'UPDATE check_sessions SET run_locations = array_append(run_locations, $2::text) WHERE id = $1',

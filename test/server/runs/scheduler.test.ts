@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { intervalAt, scheduleOf } from '../../../src/checks/schedule.js';
+import { leaseRuns } from '../../../src/server/queue/lease.js';
+import { CLAIM_LEAD_MS } from '../../../src/server/scheduler/tick.js';
 import {
   createApiCheck,
   createLocation,
@@ -65,6 +67,7 @@ describe.each(STORES)('the scheduler (%s)', (store) => {
     server = await startTestServer(store, { runs: { background: false, clock: clock.now } });
     await createLocation(server, 'sched-a');
     await createLocation(server, 'sched-b');
+    await createLocation(server, 'sched-c');
   });
   afterAll(async () => server?.close());
 
@@ -73,6 +76,20 @@ describe.each(STORES)('the scheduler (%s)', (store) => {
       'SELECT run_locations, run_source FROM check_sessions WHERE check_id = $1 ORDER BY started_at, id',
       [checkId],
     );
+
+  /** Leases what the location's queue hands out now, and expects `count` runs. */
+  const lease = async (location: string, count: number) => {
+    const runs = await leaseRuns(server.server.runs.db, {
+      accountId: server.accountId,
+      location,
+      agentId: 'sched-agent',
+      credits: { light: 10, browser: 0 },
+      kinds: ['API'],
+      now: clock.now(),
+      leaseTtlMs: 45_000,
+    });
+    expect(runs).toHaveLength(count);
+  };
 
   it('schedules each interval once, taking the locations in turn', async () => {
     clock.set('2026-04-01T10:00:05.000Z');
@@ -83,9 +100,12 @@ describe.each(STORES)('the scheduler (%s)', (store) => {
     });
     await server.server.runs.scheduleTick();
     await server.server.runs.scheduleTick();
-    clock.advance(4_000);
+    clock.advance(2_000);
     await server.server.runs.scheduleTick();
     expect(await sessionsOf(checkId)).toHaveLength(1);
+    clock.advance(2_000); // 10:00:09: the next interval is claimed within its lead
+    await server.server.runs.scheduleTick();
+    expect(await sessionsOf(checkId)).toHaveLength(2);
     clock.advance(1_000); // 10:00:10, the next interval
     await server.server.runs.scheduleTick();
     clock.advance(10_000);
@@ -97,6 +117,30 @@ describe.each(STORES)('the scheduler (%s)', (store) => {
     for (const locations of turns) expect(locations).toHaveLength(1);
     expect(turns[0]).not.toEqual(turns[1]);
     expect(turns[2]).toEqual(turns[0]);
+  });
+
+  it('claims an interval up to CLAIM_LEAD_MS before it starts; its session starts and its run is handed out then', async () => {
+    clock.set('2026-04-01T11:00:05.000Z');
+    const checkId = await createApiCheck(server, {
+      frequency: 0,
+      frequencyOffset: 10,
+      privateLocations: ['sched-c'],
+    });
+    await server.server.runs.scheduleTick(); // the current interval, at once
+    await lease('sched-c', 1);
+    clock.set(new Date(Date.parse('2026-04-01T11:00:10.000Z') - CLAIM_LEAD_MS - 1).toISOString());
+    await server.server.runs.scheduleTick();
+    expect(await sessionsOf(checkId)).toHaveLength(1);
+    clock.advance(1);
+    await server.server.runs.scheduleTick();
+    const [, early] = await server.server.runs.db.query<{ started_at: Date }>(
+      'SELECT started_at FROM check_sessions WHERE check_id = $1 ORDER BY started_at',
+      [checkId],
+    );
+    expect(early?.started_at.toISOString()).toBe('2026-04-01T11:00:10.000Z');
+    await lease('sched-c', 0);
+    clock.set('2026-04-01T11:00:10.000Z');
+    await lease('sched-c', 1);
   });
 
   it('runs a parallel check at all its locations at once', async () => {

@@ -1,0 +1,59 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { intervalAt, scheduleOf } from '../../../src/checks/schedule.js';
+import { CLAIM_LEAD_MS } from '../../../src/server/scheduler/tick.js';
+import {
+  createApiCheck,
+  createLocation,
+  STORES,
+  startTestServer,
+  type TestServer,
+} from '../../support/server.js';
+import { TestAgent } from './agent-client.js';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * On the real clock: an interval claimed before it starts is handed to a connected agent when it starts, not
+ * before, and without waiting for the gateway's poll (set here to ten minutes, so only the wake-up can send it).
+ */
+describe.each(STORES)('an interval claimed early (%s)', (store) => {
+  let server: TestServer;
+  let agent: TestAgent;
+
+  beforeAll(async () => {
+    server = await startTestServer(store, { runs: { background: false, dispatchPollMs: 600_000 } });
+  });
+  afterAll(async () => {
+    agent?.close();
+    await server?.close();
+  });
+
+  it('reaches the agent at its start', async () => {
+    const location = await createLocation(server, 'early');
+    const checkId = await createApiCheck(server, {
+      frequency: 0,
+      frequencyOffset: 10,
+      privateLocations: ['early'],
+    });
+    agent = await TestAgent.connect(server.url, location.key, server.accountId);
+    agent.credit(10);
+    await server.server.runs.scheduleTick(); // the current interval: at once
+    expect((await agent.next('run')).check).toMatchObject({ id: checkId });
+
+    // Into the lead of the next interval, with time to spare before it starts.
+    const schedule = scheduleOf(0, 10);
+    let start = intervalAt(schedule, new Date()).start.getTime() + schedule.periodMs;
+    if (start - Date.now() < CLAIM_LEAD_MS / 2) start += schedule.periodMs;
+    await sleep(start - CLAIM_LEAD_MS / 2 - Date.now());
+    await server.server.runs.scheduleTick();
+    const [claimed] = await server.server.runs.db.query<{ not_before: Date }>(
+      'SELECT not_before FROM runs WHERE check_id = $1 ORDER BY not_before DESC LIMIT 1',
+      [checkId],
+    );
+    expect(claimed?.not_before.getTime()).toBe(start);
+
+    const run = await agent.next('run', 2 * CLAIM_LEAD_MS);
+    expect(Date.now()).toBeGreaterThanOrEqual(start);
+    expect(run.check).toMatchObject({ id: checkId });
+  });
+});
