@@ -1,10 +1,15 @@
 /**
  * An agent that is never the limit: it speaks the protocol (the test client of test/server/runs, built on the
- * schemas of src/protocol), holds `credits` runs at once, and uploads a PASS result for each run the moment it
- * arrives, then grants the slot again.
+ * schemas of src/protocol), holds `credits` runs at once, and has a PASS result for each run the moment it arrives.
+ * Like the real agent on protocol version 2 it uploads results in batches: a result waits at most BATCH_LINGER_MS
+ * for others, and a batch holds at most the protocol's batch size. Each run's slot is granted again once its
+ * batch is answered.
  */
-import { PROTOCOL_LIMITS, type RunMessage } from '../../src/protocol/index.js';
+import { PROTOCOL_LIMITS, type ResultUpload, type RunMessage } from '../../src/protocol/index.js';
 import { apiResult, TestAgent } from '../../test/server/runs/agent-client.js';
+
+/** As the real agent (src/agent/delivery/results.ts). */
+const BATCH_LINGER_MS = 100;
 
 export class SimulatedAgent {
   /** When each run arrived (epoch ms), by check session. */
@@ -50,16 +55,38 @@ export class SimulatedAgent {
 
   private take(): void {
     const messages = this.client.received.splice(0);
-    for (const message of messages) if (message.type === 'run') void this.answer(message, Date.now());
+    for (const message of messages) if (message.type === 'run') this.answer(message, Date.now());
   }
 
-  private async answer(run: RunMessage, at: number): Promise<void> {
+  private pending: { runId: string; upload: ResultUpload }[] = [];
+  private linger: NodeJS.Timeout | null = null;
+
+  private answer(run: RunMessage, at: number): void {
     this.received.set(run.checkSessionId, at);
     this.inFlight.add(run.runId);
-    const { status } = await this.client.postResult(run, apiResult()).catch(() => ({ status: 0 }));
-    if (status !== 200) this.refused.set(status, (this.refused.get(status) ?? 0) + 1);
-    this.inFlight.delete(run.runId);
-    this.answered += 1;
-    if (!this.closed) this.client.credit(1);
+    this.pending.push({ runId: run.runId, upload: this.client.upload(run, apiResult()) });
+    if (this.pending.length >= PROTOCOL_LIMITS.resultBatchSize) this.flush();
+    else this.linger ??= setTimeout(() => this.flush(), BATCH_LINGER_MS);
+  }
+
+  private flush(): void {
+    if (this.linger) clearTimeout(this.linger);
+    this.linger = null;
+    while (this.pending.length > 0) void this.send(this.pending.splice(0, PROTOCOL_LIMITS.resultBatchSize));
+  }
+
+  private async send(batch: { runId: string; upload: ResultUpload }[]): Promise<void> {
+    const answer = await this.client
+      .postBatch(batch.map((b) => b.upload))
+      .catch(() => ({ status: 0, body: null }));
+    const statuses: number[] =
+      answer.status === 200
+        ? answer.body.results.map((r: { statusCode: number }) => r.statusCode)
+        : batch.map(() => answer.status);
+    for (const status of statuses)
+      if (status !== 200) this.refused.set(status, (this.refused.get(status) ?? 0) + 1);
+    for (const { runId } of batch) this.inFlight.delete(runId);
+    this.answered += batch.length;
+    if (!this.closed) this.client.credit(batch.length);
   }
 }
