@@ -12,6 +12,7 @@ import { execFileSync } from 'node:child_process';
 import { ROOT } from '../test/support/vantage-command.js';
 import { type BenchOptions, parseOptions, USAGE } from './control-plane/options.js';
 import { loadAverage } from './control-plane/proc.js';
+import { profileTable } from './control-plane/profile.js';
 import { type Row, runScenario } from './control-plane/scenario.js';
 import { cpuTable, goals, resultTable } from './control-plane/table.js';
 
@@ -47,6 +48,12 @@ console.log(
 );
 for (const row of rows) {
   for (const note of row.notes) console.log(`note (${row.scenario.store} N=${row.scenario.checks}): ${note}`);
+}
+for (const row of rows) {
+  for (const { label, summary } of row.profiles) {
+    const which = `${row.scenario.store} N=${row.scenario.checks} ${row.scenario.mode}, ${label}`;
+    console.log(`\n${profileTable(which, summary)}`);
+  }
 }
 const judged = goals(rows);
 for (const goal of judged) console.log(`${goal.met === null ? '–' : goal.met ? '✓' : '✗'} ${goal.what}`);

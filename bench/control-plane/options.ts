@@ -30,6 +30,8 @@ export interface BenchOptions extends Timing {
   /** LOG_LEVEL of the server and the agent. */
   logLevel: string;
   build: boolean;
+  /** Sample the servers' CPU during the window and print where it went. */
+  cpuProfile: boolean;
 }
 
 export const SLOT_MS = 10_000;
@@ -62,6 +64,7 @@ export const USAGE = `usage: node --import tsx bench/control-plane.ts [options] 
   --credits N                     runs each simulated agent holds at once   (default 1000)
   --log-level L                   LOG_LEVEL of server and agent             (default WARN)
   --no-build                      skip npm run build (dist/ is current)
+  --cpu-profile                   sample the servers during the window; print their hottest areas and functions
 PostgreSQL: BENCH_DATABASE_URL or TEST_DATABASE_URL, else scripts/start-test-postgres.sh; a fresh database per row.`;
 
 function list<T>(value: string | undefined, fallback: T[], parse: (item: string) => T): T[] {
@@ -104,6 +107,7 @@ export function parseOptions(argv: string[]): BenchOptions {
       credits: { type: 'string' },
       'log-level': { type: 'string' },
       'no-build': { type: 'boolean' },
+      'cpu-profile': { type: 'boolean' },
       help: { type: 'boolean' },
     },
   });
@@ -142,5 +146,6 @@ export function parseOptions(argv: string[]): BenchOptions {
     credits: whole('credits', 1)(values.credits ?? '1000'),
     logLevel: values['log-level'] ?? 'WARN',
     build: !values['no-build'],
+    cpuProfile: values['cpu-profile'] === true,
   };
 }

@@ -5,6 +5,7 @@ import { type CpuFigures, CpuMeter } from './meter.js';
 import { type BenchOptions, type Scenario, SLOT_MS } from './options.js';
 import { pairArrivals, readSessions, type SessionRow, type WindowFigures, windowFigures } from './outcome.js';
 import { loadAverage } from './proc.js';
+import { inspectorUrl, type ProfileSummary, WindowProfiler } from './profile.js';
 import { startServers } from './servers.js';
 import { agentsConnected, apiOf, createChecks, createLocation, queuedRuns, scheduleFields } from './setup.js';
 import { createStore } from './store.js';
@@ -19,6 +20,8 @@ export interface Row {
   cpu: CpuFigures;
   load: string;
   notes: string[];
+  /** With --cpu-profile: where each server's CPU went in the window. */
+  profiles: { label: string; summary: ProfileSummary }[];
 }
 
 interface Window {
@@ -42,7 +45,13 @@ export async function runScenario(scenario: Scenario, options: BenchOptions): Pr
     const store = await createStore(scenario.store);
     teardown.add('remove the store', () => store.remove());
     say('starting the control plane');
-    const { servers, key } = await startServers(store, replicas, options.logLevel, teardown);
+    const { servers, key } = await startServers(
+      store,
+      replicas,
+      options.logLevel,
+      teardown,
+      options.cpuProfile,
+    );
     const api = apiOf(servers[0]?.port ?? 0, key);
     const location = await createLocation(api);
     const target = mode === 'real' ? await startArrivalTarget() : null;
@@ -71,6 +80,10 @@ export async function runScenario(scenario: Scenario, options: BenchOptions): Pr
         : busyWindow(options);
     await sleep(window.startMs - Date.now());
     say(`window of ${options.windowS} s`);
+    const profilers = options.cpuProfile
+      ? await Promise.all(servers.map((s) => WindowProfiler.attach(inspectorUrl(s.process.stderr) ?? '')))
+      : [];
+    for (const profiler of profilers) await profiler.start();
     const meter = await CpuMeter.begin({
       serverPids: servers.map((s) => s.process.pid),
       agentPid: agents.process?.pid ?? null,
@@ -78,12 +91,15 @@ export async function runScenario(scenario: Scenario, options: BenchOptions): Pr
     });
     await sleep(window.endMs - Date.now());
     const cpu = await meter.end();
+    const profiles = await Promise.all(
+      profilers.map(async (profiler, i) => ({ label: `server ${i + 1}`, summary: await profiler.stop() })),
+    );
     const load = loadAverage();
     await sleep(window.deadlineMs - Date.now());
 
     notes.push(...(await agents.stop()));
     for (const server of servers) await stopProcess(server.process);
-    if (mode === 'idle') return { scenario, windowS: cpu.seconds, runs: null, cpu, load, notes };
+    if (mode === 'idle') return { scenario, windowS: cpu.seconds, runs: null, cpu, load, notes, profiles };
 
     say('reading the store');
     const db = await store.open();
@@ -97,7 +113,7 @@ export async function runScenario(scenario: Scenario, options: BenchOptions): Pr
       lagP50Ms: quantile(figures.lagsMs, 0.5),
       lagP99Ms: quantile(figures.lagsMs, 0.99),
     };
-    return { scenario, windowS: cpu.seconds, runs, cpu, load, notes };
+    return { scenario, windowS: cpu.seconds, runs, cpu, load, notes, profiles };
   } finally {
     await teardown.run();
   }

@@ -16,6 +16,7 @@ export async function startServers(
   replicas: number,
   logLevel: string,
   teardown: Teardown,
+  inspect = false,
 ): Promise<{ servers: Replica[]; key: ApiKey }> {
   const servers: Replica[] = [];
   for (let replica = 1; replica <= replicas; replica++) {
@@ -26,6 +27,8 @@ export async function startServers(
       // The API's limit per key would make creating thousands of checks take many minutes.
       API_RATE_LIMIT: '1000000',
       ...store.serverEnv(replica),
+      // The window's CPU profile is taken through the inspector (bench/control-plane/profile.ts).
+      ...(inspect ? { NODE_OPTIONS: '--inspect=127.0.0.1:0' } : {}),
     };
     const server = new ServerProcess(env, { built: true });
     teardown.child(server);

@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import { levels } from 'pino';
 import { PROTOCOL_LIMITS } from '../../protocol/index.js';
 import { closeMailTransports } from '../alerts/channels/index.js';
 import { alertClockTick } from '../alerts/clock.js';
@@ -114,7 +115,9 @@ export class RunServices implements RunsContext {
   publish(effects: RunEffects): void {
     this.events.publish(effects);
     this.wakeups.schedule(effects.dueLater);
-    if (effects.finishedSessions.size > 0) void this.logFinished([...effects.finishedSessions]);
+    if (effects.finishedSessions.size > 0 && logsInfo(this.log)) {
+      void this.logFinished([...effects.finishedSessions]);
+    }
     for (const { sessionId, error } of effects.alertingFailures) {
       this.log.error({ err: error, sessionId }, 'alerting failed for a finished session; its result is kept');
     }
@@ -212,6 +215,11 @@ export class RunServices implements RunsContext {
     await this.gateway.stop();
     closeMailTransports();
   }
+}
+
+/** Whether the logger writes INFO lines (the line per finished session costs a read of the store). */
+function logsInfo(log: FastifyBaseLogger): boolean {
+  return (levels.values[log.level] ?? 0) <= (levels.values.info ?? 30);
 }
 
 function withoutUndefined<T extends object>(value: T): Partial<T> {

@@ -5,6 +5,7 @@ import { codeBundles } from './030-code-bundles.js';
 import { alerts } from './040-alerts.js';
 import { retention } from './050-retention.js';
 import { checkSchedules } from './060-check-schedules.js';
+import { leaseOrder } from './070-lease-order.js';
 
 export interface Migration {
   name: string;
@@ -24,4 +25,5 @@ export const MIGRATIONS: readonly Migration[] = [
   alerts,
   retention,
   checkSchedules,
+  leaseOrder,
 ];
