@@ -7,6 +7,7 @@ import {
   CLOSE_CODES,
   type ControlMessage,
   type HelloMessage,
+  SLOT_CLASSES,
   type SlotCounts,
   SUPPORTED_PROTOCOL_VERSIONS,
   slotClassOf,
@@ -42,6 +43,10 @@ export function connectionAuthOf(auth: AuthContext): ConnectionAuth | null {
  * One agent's WebSocket (docs/protocol.md): hello/welcome, credit, dispatch of leased runs, heartbeats renewing
  * leases, release, cancel. Messages are handled one at a time, in order.
  */
+/** How long returned credit is gathered before a lease, and how much credit leases at once. */
+const CREDIT_GATHER_MS = 10;
+const CREDIT_GATHER_SLOTS = 10;
+
 export class AgentConnection {
   readonly connectionId = randomUUID();
   agentId: string | null = null;
@@ -56,6 +61,15 @@ export class AgentConnection {
   private inbox: Promise<void> = Promise.resolve();
   private dispatching = false;
   private dispatchAgain = false;
+  /**
+   * The last lease found no more runs this agent may take now, in every slot class it had credit for. Credit alone
+   * then does not send the agent to the store again; what may change the queue (runs queued or coming due here, a
+   * release, the poll, which also finds runs queued on other replicas) clears it.
+   */
+  private queueEmpty = false;
+  /** Counts what cleared `queueEmpty`, so a lease that overlapped such a change does not set it. */
+  private queueChanges = 0;
+  private gathering: NodeJS.Timeout | null = null;
   private readonly timers: NodeJS.Timeout[] = [];
   private alive = true;
 
@@ -130,8 +144,33 @@ export class AgentConnection {
     this.ws.terminate();
   }
 
-  /** Leases and sends runs while the agent has credit for them. */
+  /** The queue may have changed (runs queued or due, the poll): leases and sends runs the agent has credit for. */
   async dispatch(): Promise<void> {
+    this.queueEmpty = false;
+    this.queueChanges += 1;
+    await this.dispatchCredit();
+  }
+
+  /**
+   * Credit trickles back a slot at a time while an agent works through many runs: it is gathered for up to
+   * CREDIT_GATHER_MS, or until CREDIT_GATHER_SLOTS, so that one lease takes several runs instead of one each.
+   */
+  private creditArrived(): void {
+    if (this.credits.light + this.credits.browser >= CREDIT_GATHER_SLOTS) {
+      void this.dispatchCredit();
+      return;
+    }
+    if (this.gathering) return;
+    this.gathering = setTimeout(() => {
+      this.gathering = null;
+      void this.dispatchCredit();
+    }, CREDIT_GATHER_MS);
+    this.gathering.unref();
+  }
+
+  /** Leases and sends runs while the agent has credit for them, unless the queue was found empty since. */
+  private async dispatchCredit(): Promise<void> {
+    if (this.queueEmpty) return;
     if (this.dispatching) {
       this.dispatchAgain = true;
       return;
@@ -152,9 +191,11 @@ export class AgentConnection {
   private async dispatchOnce(): Promise<void> {
     if (!this.ready || (this.credits.light <= 0 && this.credits.browser <= 0)) return;
     const { db, clock, settings } = this.deps;
+    const asked = { ...this.credits };
+    const changes = this.queueChanges;
     const runs = await leaseRuns(db, {
       ...this.leaser(),
-      credits: { ...this.credits },
+      credits: asked,
       kinds: this.kinds,
       engines: this.engines,
       now: clock(),
@@ -167,6 +208,12 @@ export class AgentConnection {
       else unsent.push(run.id);
     }
     if (unsent.length > 0) await releaseRuns(db, this.leaser(), unsent, clock());
+    const short = SLOT_CLASSES.every(
+      (slotClass) =>
+        asked[slotClass] <= 0 ||
+        runs.filter((r) => slotClassOf(r.check_type) === slotClass).length < asked[slotClass],
+    );
+    if (short && changes === this.queueChanges) this.queueEmpty = true;
   }
 
   private leaser() {
@@ -223,7 +270,7 @@ export class AgentConnection {
       case 'credit':
         this.credits.light += message.credits.light;
         this.credits.browser += message.credits.browser;
-        await this.dispatch();
+        this.creditArrived();
         return;
       case 'heartbeat': {
         if (!(await keyIsActive(db, this.auth.keyId))) return this.revoked();
@@ -299,6 +346,7 @@ export class AgentConnection {
     const wasReady = this.state === 'ready';
     this.state = 'closed';
     for (const timer of this.timers) clearTimeout(timer);
+    if (this.gathering) clearTimeout(this.gathering);
     this.hooks.onClosed(this);
     if (wasReady) {
       this.deps.log.info(
