@@ -72,6 +72,8 @@ interface RunState {
   check: Check | string;
   /** Masks the run's secret values (set when it starts). */
   mask: (text: string) => string;
+  /** Its slot was given back: the run ended, and its result may still be on its way to the spool. */
+  slotFreed?: boolean;
 }
 
 export type Acceptance = 'accepted' | 'duplicate' | 'no-credit';
@@ -248,6 +250,9 @@ export class Runner {
   private async finish(state: RunState, end: AttemptEnd, startedAt: number): Promise<void> {
     const { run } = state;
     const { upload, kind } = this.resultOf(state, end);
+    // The run is over, so its slot is free: writing the result to disk is the spool's work, not a slot's. The run
+    // stays held (its lease renewed, a second copy refused) until its result is on disk.
+    this.freeSlot(state);
     try {
       await this.options.spool.add(upload);
       this.options.onSpooled();
@@ -266,7 +271,6 @@ export class Runner {
         'run finished',
       );
       this.forget(state);
-      this.options.onSlotFreed();
     }
   }
 
@@ -309,10 +313,20 @@ export class Runner {
     this.options.log.warn(message);
   }
 
+  private freeSlot(state: RunState): void {
+    if (state.slotFreed) return;
+    state.slotFreed = true;
+    this.options.ledger.release(state.slotClass);
+    this.options.onSlotFreed();
+  }
+
   private forget(state: RunState): void {
     if (this.runs.get(state.run.runId) !== state) return;
     this.runs.delete(state.run.runId);
-    this.options.ledger.release(state.slotClass);
+    if (!state.slotFreed) {
+      state.slotFreed = true;
+      this.options.ledger.release(state.slotClass);
+    }
     if (this.runs.size === 0) {
       const waiters = this.idleWaiters;
       this.idleWaiters = [];
