@@ -313,20 +313,23 @@ export class Runner {
     this.options.log.warn(message);
   }
 
-  private freeSlot(state: RunState): void {
-    if (state.slotFreed) return;
+  /** Gives the run's slot back, once; true when this call gave it back. */
+  private releaseSlot(state: RunState): boolean {
+    if (state.slotFreed) return false;
     state.slotFreed = true;
     this.options.ledger.release(state.slotClass);
-    this.options.onSlotFreed();
+    return true;
+  }
+
+  /** Gives the run's slot back and grants its credit again. */
+  private freeSlot(state: RunState): void {
+    if (this.releaseSlot(state)) this.options.onSlotFreed();
   }
 
   private forget(state: RunState): void {
     if (this.runs.get(state.run.runId) !== state) return;
     this.runs.delete(state.run.runId);
-    if (!state.slotFreed) {
-      state.slotFreed = true;
-      this.options.ledger.release(state.slotClass);
-    }
+    this.releaseSlot(state);
     if (this.runs.size === 0) {
       const waiters = this.idleWaiters;
       this.idleWaiters = [];

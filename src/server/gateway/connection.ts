@@ -39,14 +39,14 @@ export function connectionAuthOf(auth: AuthContext): ConnectionAuth | null {
   };
 }
 
-/**
- * One agent's WebSocket (docs/protocol.md): hello/welcome, credit, dispatch of leased runs, heartbeats renewing
- * leases, release, cancel. Messages are handled one at a time, in order.
- */
 /** How long returned credit is gathered before a lease, and how much credit leases at once. */
 const CREDIT_GATHER_MS = 10;
 const CREDIT_GATHER_SLOTS = 10;
 
+/**
+ * One agent's WebSocket (docs/protocol.md): hello/welcome, credit, dispatch of leased runs, heartbeats renewing
+ * leases, release, cancel. Messages are handled one at a time, in order.
+ */
 export class AgentConnection {
   readonly connectionId = randomUUID();
   agentId: string | null = null;
@@ -61,14 +61,13 @@ export class AgentConnection {
   private inbox: Promise<void> = Promise.resolve();
   private dispatching = false;
   private dispatchAgain = false;
-  /**
-   * The last lease found no more runs this agent may take now, in every slot class it had credit for. Credit alone
-   * then does not send the agent to the store again; what may change the queue (runs queued or coming due here, a
-   * release, the poll, which also finds runs queued on other replicas) clears it.
-   */
-  private queueEmpty = false;
-  /** Counts what cleared `queueEmpty`, so a lease that overlapped such a change does not set it. */
+  /** Counts what may have changed the queue: runs queued or coming due here, a release, the poll. */
   private queueChanges = 0;
+  /**
+   * `queueChanges` when a lease last found no more runs this agent may take, in every slot class it had credit
+   * for. While nothing changed since, credit alone does not send the agent to the store again.
+   */
+  private emptyAt: number | null = null;
   private gathering: NodeJS.Timeout | null = null;
   private readonly timers: NodeJS.Timeout[] = [];
   private alive = true;
@@ -146,7 +145,6 @@ export class AgentConnection {
 
   /** The queue may have changed (runs queued or due, the poll): leases and sends runs the agent has credit for. */
   async dispatch(): Promise<void> {
-    this.queueEmpty = false;
     this.queueChanges += 1;
     await this.dispatchCredit();
   }
@@ -170,7 +168,7 @@ export class AgentConnection {
 
   /** Leases and sends runs while the agent has credit for them, unless the queue was found empty since. */
   private async dispatchCredit(): Promise<void> {
-    if (this.queueEmpty) return;
+    if (this.emptyAt === this.queueChanges) return;
     if (this.dispatching) {
       this.dispatchAgain = true;
       return;
@@ -213,7 +211,7 @@ export class AgentConnection {
         asked[slotClass] <= 0 ||
         runs.filter((r) => slotClassOf(r.check_type) === slotClass).length < asked[slotClass],
     );
-    if (short && changes === this.queueChanges) this.queueEmpty = true;
+    if (short) this.emptyAt = changes;
   }
 
   private leaser() {

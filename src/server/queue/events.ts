@@ -4,7 +4,10 @@ import { EventEmitter } from 'node:events';
 export class RunEffects {
   /** `accountId\0location` of queues that got runs. */
   readonly enqueued = new Set<string>();
-  /** Queues that got runs which may not be handed out before a later time: queue → those times (ms). */
+  /**
+   * The times (ms) from which the runs a queue got may be handed out, by queue: RunServices wakes the queue at each
+   * one still ahead (an interval claimed before it starts, a retry after its back-off).
+   */
   readonly dueLater = new Map<string, Set<number>>();
   readonly finishedSessions = new Set<string>();
   readonly finishedTestSessions = new Set<string>();
@@ -13,7 +16,7 @@ export class RunEffects {
   /** Sessions whose alerting failed (a bug or a broken stored setting): recorded without it, and logged. */
   readonly alertingFailures: { sessionId: string; error: unknown }[] = [];
 
-  /** A queue got runs; `notBefore` when they may not be handed out at once (RunServices wakes the queue then). */
+  /** A queue got runs, to be handed out from `notBefore` when given (else at once). */
   queued(accountId: string, location: string, notBefore?: Date): void {
     const queue = queueKey(accountId, location);
     this.enqueued.add(queue);
