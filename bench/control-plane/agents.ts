@@ -35,6 +35,8 @@ export async function startAgents(
         AGENT_HEALTH_PORT: '0',
         LOG_LEVEL: options.logLevel,
         EXTERNAL_OBSERVABILITY: 'off',
+        // The window's CPU profile is taken through the inspector (bench/control-plane/profile.ts).
+        ...(options.cpuProfile ? { NODE_OPTIONS: '--inspect=127.0.0.1:0' } : {}),
       },
       [],
       { built: true },

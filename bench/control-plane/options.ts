@@ -64,7 +64,8 @@ export const USAGE = `usage: node --import tsx bench/control-plane.ts [options] 
   --credits N                     runs each simulated agent holds at once   (default 1000)
   --log-level L                   LOG_LEVEL of server and agent             (default WARN)
   --no-build                      skip npm run build (dist/ is current)
-  --cpu-profile                   sample the servers during the window; print their hottest areas and functions
+  --cpu-profile                   sample the servers and the real agent during the window; print their hottest
+                                  areas and functions
 PostgreSQL: BENCH_DATABASE_URL or TEST_DATABASE_URL, else scripts/start-test-postgres.sh; a fresh database per row.`;
 
 function list<T>(value: string | undefined, fallback: T[], parse: (item: string) => T): T[] {

@@ -1,9 +1,10 @@
 /**
  * From what the store holds and what arrived, the figures of a window: which (check, slot) pairs were due, which
  * were done, and how late. A session's slot is the interval that held its start (docs/control-plane.md,
- * Scheduling: the scheduler schedules the interval that contains now): for frequency 0 and offset 10, the epoch
- * multiple of 10 s at or before it.
+ * Scheduling: the scheduler schedules the interval that contains now, or the coming one within the claim lead):
+ * for frequency 0 and offset 10, a 10-s interval at the check's own phase.
  */
+import { intervalAt, scheduleOf } from '../../src/checks/schedule.js';
 import type { Db } from '../../src/server/store/db.js';
 import { SLOT_MS } from './options.js';
 
@@ -34,7 +35,7 @@ export async function readSessions(db: Db): Promise<SessionRow[]> {
   return rows.map((r) => ({
     id: r.id,
     checkId: r.check_id,
-    slot: Math.floor(new Date(r.started_at).getTime() / SLOT_MS) * SLOT_MS,
+    slot: intervalAt(scheduleOf(0, SLOT_MS / 1000, r.check_id), new Date(r.started_at)).start.getTime(),
     leases: Number(r.leases),
     storedAt: r.stored_at === null ? null : new Date(r.stored_at).getTime(),
   }));

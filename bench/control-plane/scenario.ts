@@ -20,7 +20,7 @@ export interface Row {
   cpu: CpuFigures;
   load: string;
   notes: string[];
-  /** With --cpu-profile: where each server's CPU went in the window. */
+  /** With --cpu-profile: where each server's (and the real agent's) CPU went in the window. */
   profiles: { label: string; summary: ProfileSummary }[];
 }
 
@@ -80,10 +80,19 @@ export async function runScenario(scenario: Scenario, options: BenchOptions): Pr
         : busyWindow(options);
     await sleep(window.startMs - Date.now());
     say(`window of ${options.windowS} s`);
-    const profilers = options.cpuProfile
-      ? await Promise.all(servers.map((s) => WindowProfiler.attach(inspectorUrl(s.process.stderr) ?? '')))
+    const profiled = options.cpuProfile
+      ? [
+          ...servers.map((s, i) => ({ label: `server ${i + 1}`, stderr: s.process.stderr })),
+          ...(agents.process ? [{ label: 'agent', stderr: agents.process.stderr }] : []),
+        ]
       : [];
-    for (const profiler of profilers) await profiler.start();
+    const profilers = await Promise.all(
+      profiled.map(async (p) => ({
+        label: p.label,
+        profiler: await WindowProfiler.attach(inspectorUrl(p.stderr) ?? ''),
+      })),
+    );
+    for (const { profiler } of profilers) await profiler.start();
     const meter = await CpuMeter.begin({
       serverPids: servers.map((s) => s.process.pid),
       agentPid: agents.process?.pid ?? null,
@@ -92,7 +101,7 @@ export async function runScenario(scenario: Scenario, options: BenchOptions): Pr
     await sleep(window.endMs - Date.now());
     const cpu = await meter.end();
     const profiles = await Promise.all(
-      profilers.map(async (profiler, i) => ({ label: `server ${i + 1}`, summary: await profiler.stop() })),
+      profilers.map(async ({ label, profiler }) => ({ label, summary: await profiler.stop() })),
     );
     const load = loadAverage();
     await sleep(window.deadlineMs - Date.now());

@@ -8,6 +8,7 @@
  * not about (test/server/runs/queue.test.ts covers lost leases).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { intervalAt, scheduleOf } from '../../src/checks/schedule.js';
 import { startTestAgent, type TestAgent, waitFor } from '../support/agent.js';
 import { type CountingTarget, startCountingTarget } from '../support/counting-target.js';
 import {
@@ -138,13 +139,15 @@ describe.each(STORES)('the control plane restarts while agents run checks (%s)',
     await new Promise((resolve) => setTimeout(resolve, 1000));
 
     const sessions = await sessionsOfCheck(checkId);
-    const intervals = sessions.map((s) => Math.floor(new Date(s.started_at).getTime() / INTERVAL_MS));
+    const schedule = scheduleOf(0, INTERVAL_MS / 1000, checkId);
+    const intervals = sessions.map((s) => intervalAt(schedule, new Date(s.started_at)).index);
+    const startOf = (i: number) => i * schedule.periodMs + schedule.shiftMs;
     // None twice; none skipped, but for an interval that began and ended while no server ran (a restart on a
     // loaded machine can outlast 2 s of wall time): such intervals are not made up for, by design.
     const first = intervals[0] ?? 0;
     const expected: number[] = [];
     for (let i = first; i <= (intervals.at(-1) ?? first); i++) {
-      const downThroughout = i * INTERVAL_MS >= downAt - TICK_SLACK_MS && (i + 1) * INTERVAL_MS <= upAt;
+      const downThroughout = startOf(i) >= downAt - TICK_SLACK_MS && startOf(i + 1) <= upAt;
       if (!downThroughout || intervals.includes(i)) expected.push(i);
     }
     expect(intervals).toEqual(expected);

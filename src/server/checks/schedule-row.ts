@@ -39,7 +39,7 @@ export async function syncScheduleRows(
   );
   const byId = new Map(stored.map((row) => [row.check_id, row]));
   const rows: ScheduleRow[] = checks.map((check) => {
-    const schedule = scheduleOf(check.frequency, check.frequencyOffset);
+    const schedule = scheduleOf(check.frequency, check.frequencyOffset, check.id);
     const old = byId.get(check.id);
     const nextDue = old
       ? nextDueAfterChange(

@@ -41,7 +41,7 @@ describe.each(STORES)('an interval claimed early (%s)', (store) => {
     expect((await agent.next('run')).check).toMatchObject({ id: checkId });
 
     // Into the lead of the next interval, with time to spare before it starts.
-    const schedule = scheduleOf(0, 10);
+    const schedule = scheduleOf(0, 10, checkId);
     // Just inside the lead, so that a slow tick on a loaded machine still claims the interval before it starts.
     const into = 200;
     let start = intervalAt(schedule, new Date()).start.getTime() + schedule.periodMs;

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { intervalAt, nextDueAfterChange, scheduleOf } from '../../../src/checks/schedule.js';
 import { syncScheduleRows } from '../../../src/server/checks/schedule-row.js';
-import { CLAIM_BATCH, scheduleDueChecks } from '../../../src/server/scheduler/tick.js';
+import { CLAIM_BATCH, CLAIM_LEAD_MS, scheduleDueChecks } from '../../../src/server/scheduler/tick.js';
 import { type Db, openDb } from '../../../src/server/store/db.js';
 import { copiesOfCheck } from '../../support/bulk-checks.js';
+import { inPhaseOf } from '../../support/schedule.js';
 import {
   createApiCheck,
   createLocation,
@@ -17,8 +18,9 @@ import {
 const at = (iso: string) => new Date(iso);
 
 describe('the next-due time after a schedule change', () => {
+  const every10s = { periodMs: 10_000, shiftMs: 0 };
+
   it('keeps the next-due time of an unchanged schedule', () => {
-    const every10s = scheduleOf(0, 10);
     expect(nextDueAfterChange(every10s, at('2026-04-01T10:00:10Z'), every10s)).toEqual(
       at('2026-04-01T10:00:10Z'),
     );
@@ -26,15 +28,19 @@ describe('the next-due time after a schedule change', () => {
 
   it('is the first interval of the new schedule that starts after the last claimed one', () => {
     // Claimed 10:00:00 of a 10 s schedule; now every 20 s: 10:00:00 is the same interval, so 10:00:20.
-    expect(nextDueAfterChange(scheduleOf(0, 10), at('2026-04-01T10:00:10Z'), scheduleOf(0, 20))).toEqual(
-      at('2026-04-01T10:00:20Z'),
-    );
+    expect(
+      nextDueAfterChange(every10s, at('2026-04-01T10:00:10Z'), { periodMs: 20_000, shiftMs: 0 }),
+    ).toEqual(at('2026-04-01T10:00:20Z'));
     // Claimed 10:00 of a 10-minute schedule; now every minute: 10:01 (due at once when that is past).
     expect(
-      nextDueAfterChange(scheduleOf(10, undefined), at('2026-04-01T10:10:00Z'), scheduleOf(1, 1)),
+      nextDueAfterChange(
+        scheduleOf(10, undefined, 'check-a'),
+        at('2026-04-01T10:10:00Z'),
+        scheduleOf(1, 1, 'check-a'),
+      ),
     ).toEqual(at('2026-04-01T10:00:06Z'));
     // Never claimed (due since the epoch): still due at once, whatever the new schedule.
-    const never = nextDueAfterChange(scheduleOf(0, 10), new Date(0), scheduleOf(5, 25));
+    const never = nextDueAfterChange(every10s, new Date(0), scheduleOf(5, 25, 'check-a'));
     expect(never.getTime()).toBeLessThan(at('2000-01-01T00:00:00Z').getTime());
   });
 });
@@ -81,21 +87,25 @@ describe.each(STORES)('schedule rows (%s)', (store) => {
   it('keeps the interval of a check saved without a new frequency, and moves it for a new one', async () => {
     clock.set('2026-04-01T10:00:05.000Z');
     const checkId = await every10s();
+    const phased = inPhaseOf(checkId);
+    clock.set(phased('2026-04-01T10:00:05.000Z'));
     await tick();
     await put(checkId, { name: 'Renamed', tags: ['x'] });
     clock.advance(2_000);
     await tick();
-    expect(await sessionsOf(checkId)).toEqual(['2026-04-01T10:00:05.000Z']);
-    clock.set('2026-04-01T10:00:10.000Z');
+    expect(await sessionsOf(checkId)).toEqual([phased('2026-04-01T10:00:05.000Z')]);
+    clock.set(phased('2026-04-01T10:00:10.000Z'));
     await tick();
     expect(await sessionsOf(checkId)).toHaveLength(2);
-    // Every 20 s from now: 10:00:00–10:00:20 has had its run (10:00:05, 10:00:10), so the next is 10:00:20.
+    // Every 20 s from now: the 20-s interval that holds the last claimed start has had its run; the next one is due.
     await put(checkId, { frequencyOffset: 20 });
-    clock.set('2026-04-01T10:00:15.000Z');
+    const every20s = scheduleOf(0, 20, checkId);
+    const next = intervalAt(every20s, new Date(phased('2026-04-01T10:00:10.000Z'))).start.getTime() + 20_000;
+    expect(await nextDueOf(checkId)).toBe(new Date(next).toISOString());
+    clock.set(new Date(next - CLAIM_LEAD_MS - 1).toISOString());
     await tick();
     expect(await sessionsOf(checkId)).toHaveLength(2);
-    expect(await nextDueOf(checkId)).toBe('2026-04-01T10:00:20.000Z');
-    clock.set('2026-04-01T10:00:20.000Z');
+    clock.set(new Date(next).toISOString());
     await tick();
     expect(await sessionsOf(checkId)).toHaveLength(3);
   });
@@ -103,15 +113,20 @@ describe.each(STORES)('schedule rows (%s)', (store) => {
   it('stops scheduling a deactivated or deleted check, and never runs an interval twice across reactivation', async () => {
     clock.set('2026-04-01T11:00:05.000Z');
     const checkId = await every10s();
+    const phased = inPhaseOf(checkId);
+    clock.set(phased('2026-04-01T11:00:05.000Z'));
     await tick();
     await put(checkId, { activated: false });
-    clock.set('2026-04-01T11:00:12.000Z');
+    clock.set(phased('2026-04-01T11:00:12.000Z'));
     await tick();
     expect(await sessionsOf(checkId)).toHaveLength(1);
     // Activated again mid-interval: the interval that had no run runs at once.
     await put(checkId, { activated: true });
     await tick();
-    expect(await sessionsOf(checkId)).toEqual(['2026-04-01T11:00:05.000Z', '2026-04-01T11:00:12.000Z']);
+    expect(await sessionsOf(checkId)).toEqual([
+      phased('2026-04-01T11:00:05.000Z'),
+      phased('2026-04-01T11:00:12.000Z'),
+    ]);
     // Off and on within an interval that already ran: nothing more until the next one.
     await put(checkId, { activated: false });
     await put(checkId, { activated: true });
@@ -125,7 +140,7 @@ describe.each(STORES)('schedule rows (%s)', (store) => {
       200,
     );
     expect((await rowOf(checkId))?.active).toBe(false);
-    clock.set('2026-04-01T11:00:21.000Z');
+    clock.set(phased('2026-04-01T11:00:21.000Z'));
     await tick();
     expect(await sessionsOf(checkId)).toHaveLength(2);
     expect((await server.api('PUT', `/v1/check-groups/${group.body.id}`, { activated: true })).status).toBe(
@@ -136,7 +151,7 @@ describe.each(STORES)('schedule rows (%s)', (store) => {
 
     expect((await server.api('DELETE', `/v1/checks/${checkId}`)).status).toBe(204);
     expect(await rowOf(checkId)).toBeUndefined();
-    clock.set('2026-04-01T11:00:31.000Z');
+    clock.set(phased('2026-04-01T11:00:31.000Z'));
     await tick();
     expect(await sessionsOf(checkId)).toHaveLength(3);
   });
@@ -184,23 +199,25 @@ describe.each(STORES)('schedule rows (%s)', (store) => {
       tags: ['maint-rows'],
       privateLocations: ['rows-a'],
     });
+    const phased = inPhaseOf(checkId);
+    clock.set(phased('2026-04-01T12:00:05.000Z'));
     const window = await server.api('POST', '/v1/maintenance-windows', {
       name: 'Pause',
       tags: ['maint-rows'],
-      startsAt: '2026-04-01T12:00:00.000Z',
-      endsAt: '2026-04-01T12:00:15.000Z',
+      startsAt: phased('2026-04-01T12:00:00.000Z'),
+      endsAt: phased('2026-04-01T12:00:15.000Z'),
     });
     expect(window.status).toBe(201);
     await tick();
-    clock.set('2026-04-01T12:00:11.000Z');
+    clock.set(phased('2026-04-01T12:00:11.000Z'));
     await tick();
     expect(await sessionsOf(checkId)).toEqual([]);
-    clock.set('2026-04-01T12:00:16.000Z'); // the window is over; 12:00:10 was skipped
+    clock.set(phased('2026-04-01T12:00:16.000Z')); // the window is over; 12:00:10 (in the check's phase) was skipped
     await tick();
     expect(await sessionsOf(checkId)).toEqual([]);
-    clock.set('2026-04-01T12:00:20.000Z');
+    clock.set(phased('2026-04-01T12:00:20.000Z'));
     await tick();
-    expect(await sessionsOf(checkId)).toEqual(['2026-04-01T12:00:20.000Z']);
+    expect(await sessionsOf(checkId)).toEqual([phased('2026-04-01T12:00:20.000Z')]);
   });
 
   it('claims the start of the next interval as intervalAt counts it', async () => {
@@ -211,7 +228,7 @@ describe.each(STORES)('schedule rows (%s)', (store) => {
       privateLocations: ['rows-a'],
     });
     await tick();
-    const next = intervalAt(scheduleOf(5, 25), clock.now()).start.getTime() + 5 * 60_000;
+    const next = intervalAt(scheduleOf(5, 25, 'check-a'), clock.now()).start.getTime() + 5 * 60_000;
     expect(await nextDueOf(checkId)).toBe(new Date(next).toISOString());
   });
 
@@ -242,26 +259,31 @@ describe.each(STORES)('schedule rows (%s)', (store) => {
       DROP TABLE check_schedules;
       CREATE TABLE schedule_slots (check_id text NOT NULL, slot_start timestamptz NOT NULL, session_id text NOT NULL,
                                    PRIMARY KEY (check_id, slot_start));
-      DELETE FROM schema_migrations WHERE name = '060-check-schedules';`);
+      DELETE FROM schema_migrations WHERE name IN ('060-check-schedules', '080-sub-minute-phase');`);
     await db().query(
       `INSERT INTO schedule_slots VALUES ($1, '2026-04-01T13:59:50Z', 'old'), ($1, $2, 'old')`,
       [claimed, '2026-04-01T14:00:00Z'],
     );
     await server.restart();
 
+    // 060 made rows on multiples of the period; 080 moved sub-minute ones to their phase, as the server does.
     expect(await Promise.all(ids.map(shape))).toEqual(expected);
-    expect(await nextDueOf(claimed)).toBe('2026-04-01T14:00:10.000Z');
-    // Rows the migration made are the rows the server keeps: syncing them again changes nothing.
+    // The first interval of its phase that starts after the last claim (14:00:00).
+    const nextOfClaimed =
+      intervalAt(scheduleOf(0, 10, claimed), at('2026-04-01T14:00:00Z')).start.getTime() + 10_000;
+    expect(await nextDueOf(claimed)).toBe(new Date(nextOfClaimed).toISOString());
+    // Rows the migrations made are the rows the server keeps: syncing them again changes nothing.
     await db().transaction((tx) => syncScheduleRows(tx, server.accountId, ids));
     expect(await Promise.all(ids.map(shape))).toEqual(expected);
 
+    const beforeLead = new Date(nextOfClaimed - CLAIM_LEAD_MS - 1).toISOString();
+    clock.set(beforeLead);
     await tick();
     expect(await sessionsOf(claimed)).toEqual([]);
-    expect(await sessionsOf(fresh)).toEqual(['2026-04-01T14:00:03.000Z']);
-    clock.set('2026-04-01T14:00:10.000Z');
+    expect(await sessionsOf(fresh)).toEqual([beforeLead]);
+    clock.set(new Date(nextOfClaimed).toISOString());
     await tick();
-    expect(await sessionsOf(claimed)).toEqual(['2026-04-01T14:00:10.000Z']);
-    expect(await sessionsOf(fresh)).toHaveLength(2);
+    expect(await sessionsOf(claimed)).toEqual([new Date(nextOfClaimed).toISOString()]);
     expect(await sessionsOf(others.at(-1) as string)).toEqual([]);
     expect(await sessionsOf(others.at(-2) as string)).toEqual([]);
   });
@@ -301,16 +323,24 @@ describe.runIf(STORES.includes('postgres'))('two schedulers racing on one Postgr
       await Promise.all(pools.flatMap((pool) => [tickOn(pool), tickOn(pool)]));
       clock.advance(10_000);
     }
-    const rows = await db.query<{ n: string; sessions: string }>(
-      `SELECT count(DISTINCT check_id) AS n, count(*) AS sessions FROM check_sessions WHERE check_id = ANY($1::text[])`,
+    const sessions = await db.query<{ check_id: string; started_at: Date }>(
+      'SELECT check_id, started_at FROM check_sessions WHERE check_id = ANY($1::text[])',
       [ids],
     );
-    expect(Number(rows[0]?.n)).toBe(count);
-    expect(Number(rows[0]?.sessions)).toBe(count * 3);
+    // Each interval once: the three ticks scheduled every check's three intervals, and the next one for the
+    // checks whose phase brought it within the claim lead of a tick.
+    const intervals = new Set(
+      sessions.map((s) => `${s.check_id} ${intervalAt(scheduleOf(0, 10, s.check_id), s.started_at).index}`),
+    );
+    expect(intervals.size).toBe(sessions.length);
+    const perCheck = new Map<string, number>();
+    for (const s of sessions) perCheck.set(s.check_id, (perCheck.get(s.check_id) ?? 0) + 1);
+    expect(perCheck.size).toBe(count);
+    for (const n of perCheck.values()) expect([3, 4]).toContain(n);
     const runs = await db.query<{ n: string }>(
       'SELECT count(*) AS n FROM runs WHERE check_id = ANY($1::text[])',
       [ids],
     );
-    expect(Number(runs[0]?.n)).toBe(count * 3);
+    expect(Number(runs[0]?.n)).toBe(sessions.length);
   });
 });

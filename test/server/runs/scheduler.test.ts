@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { intervalAt, scheduleOf } from '../../../src/checks/schedule.js';
+import { intervalAt, SUB_MINUTE_PHASE_STEP_MS, scheduleOf } from '../../../src/checks/schedule.js';
 import { leaseRuns } from '../../../src/server/queue/lease.js';
 import { CLAIM_LEAD_MS } from '../../../src/server/scheduler/tick.js';
+import { inPhaseOf } from '../../support/schedule.js';
 import {
   createApiCheck,
   createLocation,
@@ -14,15 +15,29 @@ import {
 
 const at = (iso: string) => new Date(iso);
 const starts = (frequency: number, offset: number | undefined, times: string[]) =>
-  times.map((t) => intervalAt(scheduleOf(frequency, offset), at(t)).start.toISOString());
+  times.map((t) => intervalAt(scheduleOf(frequency, offset, 'check-a'), at(t)).start.toISOString());
 
 describe('intervals of a check', () => {
-  it('runs sub-minute checks every frequencyOffset seconds', () => {
+  it('runs sub-minute checks every frequencyOffset seconds, at a phase of their own', () => {
+    // 'check-a' starts 1.9 s into each 10-s and 20-s period, 11.9 s into each 30-s one.
     expect(
-      starts(0, 10, ['2026-04-01T10:00:09.999Z', '2026-04-01T10:00:10.000Z', '2026-04-01T10:00:25.000Z']),
-    ).toEqual(['2026-04-01T10:00:00.000Z', '2026-04-01T10:00:10.000Z', '2026-04-01T10:00:20.000Z']);
-    expect(starts(0, 30, ['2026-04-01T10:00:59.000Z'])).toEqual(['2026-04-01T10:00:30.000Z']);
-    expect(starts(0, 20, ['2026-04-01T10:00:41.000Z'])).toEqual(['2026-04-01T10:00:40.000Z']);
+      starts(0, 10, ['2026-04-01T10:00:11.899Z', '2026-04-01T10:00:11.900Z', '2026-04-01T10:00:25.000Z']),
+    ).toEqual(['2026-04-01T10:00:01.900Z', '2026-04-01T10:00:11.900Z', '2026-04-01T10:00:21.900Z']);
+    expect(starts(0, 30, ['2026-04-01T10:00:59.000Z'])).toEqual(['2026-04-01T10:00:41.900Z']);
+    expect(starts(0, 20, ['2026-04-01T10:00:41.000Z'])).toEqual(['2026-04-01T10:00:21.900Z']);
+    expect(scheduleOf(0, 10, 'check-b').shiftMs).toBe(4200);
+  });
+
+  it('spreads sub-minute checks over their period, so they do not all start at once', () => {
+    const perPhase = new Map<number, number>();
+    for (let i = 0; i < 3000; i++) {
+      const { shiftMs } = scheduleOf(0, 10, `check-${i}`);
+      expect(shiftMs % SUB_MINUTE_PHASE_STEP_MS).toBe(0);
+      perPhase.set(shiftMs, (perPhase.get(shiftMs) ?? 0) + 1);
+    }
+    // 100 phases of 100 ms: each holds about 30 checks.
+    expect(perPhase.size).toBe(100);
+    expect(Math.max(...perPhase.values())).toBeLessThan(60);
   });
 
   it('runs every `frequency` minutes on the clock without an offset', () => {
@@ -52,7 +67,7 @@ describe('intervals of a check', () => {
   });
 
   it('numbers consecutive intervals consecutively', () => {
-    const schedule = scheduleOf(0, 10);
+    const schedule = scheduleOf(0, 10, 'check-a');
     const a = intervalAt(schedule, at('2026-04-01T10:00:05.000Z'));
     const b = intervalAt(schedule, at('2026-04-01T10:00:15.000Z'));
     expect(b.index - a.index).toBe(1);
@@ -98,6 +113,7 @@ describe.each(STORES)('the scheduler (%s)', (store) => {
       frequencyOffset: 10,
       privateLocations: ['sched-a', 'sched-b'],
     });
+    clock.set(inPhaseOf(checkId)('2026-04-01T10:00:05.000Z'));
     await server.server.runs.scheduleTick();
     await server.server.runs.scheduleTick();
     clock.advance(2_000);
@@ -126,9 +142,11 @@ describe.each(STORES)('the scheduler (%s)', (store) => {
       frequencyOffset: 10,
       privateLocations: ['sched-c'],
     });
+    const phased = inPhaseOf(checkId);
+    clock.set(phased('2026-04-01T11:00:05.000Z'));
     await server.server.runs.scheduleTick(); // the current interval, at once
     await lease('sched-c', 1);
-    clock.set(new Date(Date.parse('2026-04-01T11:00:10.000Z') - CLAIM_LEAD_MS - 1).toISOString());
+    clock.set(new Date(Date.parse(phased('2026-04-01T11:00:10.000Z')) - CLAIM_LEAD_MS - 1).toISOString());
     await server.server.runs.scheduleTick();
     expect(await sessionsOf(checkId)).toHaveLength(1);
     clock.advance(1);
@@ -137,9 +155,9 @@ describe.each(STORES)('the scheduler (%s)', (store) => {
       'SELECT started_at FROM check_sessions WHERE check_id = $1 ORDER BY started_at',
       [checkId],
     );
-    expect(early?.started_at.toISOString()).toBe('2026-04-01T11:00:10.000Z');
+    expect(early?.started_at.toISOString()).toBe(phased('2026-04-01T11:00:10.000Z'));
     await lease('sched-c', 0);
-    clock.set('2026-04-01T11:00:10.000Z');
+    clock.set(phased('2026-04-01T11:00:10.000Z'));
     await lease('sched-c', 1);
   });
 

@@ -6,6 +6,7 @@ import { alerts } from './040-alerts.js';
 import { retention } from './050-retention.js';
 import { checkSchedules } from './060-check-schedules.js';
 import { leaseOrder } from './070-lease-order.js';
+import { subMinutePhase } from './080-sub-minute-phase.js';
 
 export interface Migration {
   name: string;
@@ -26,4 +27,5 @@ export const MIGRATIONS: readonly Migration[] = [
   retention,
   checkSchedules,
   leaseOrder,
+  subMinutePhase,
 ];
