@@ -20,8 +20,31 @@ function unstorableReason(text: string): string {
 type Path = (string | number)[];
 
 /**
+ * Whether any string of a JSON-like value, or any key, holds text the store cannot keep. The common answer is no,
+ * for every body and result: this walk keeps no paths, and only a yes pays for `unstorablePaths` to find where.
+ * Without recursion: a value nested thousands of levels deep cannot overflow the stack.
+ */
+function holdsUnstorable(value: unknown): boolean {
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const item = stack.pop();
+    if (typeof item === 'string') {
+      if (isUnstorable(item)) return true;
+    } else if (Array.isArray(item)) {
+      for (const child of item) stack.push(child);
+    } else if (typeof item === 'object' && item !== null) {
+      for (const key of Object.keys(item)) {
+        if (isUnstorable(key)) return true;
+        stack.push((item as Record<string, unknown>)[key]);
+      }
+    }
+  }
+  return false;
+}
+
+/**
  * Calls `visit` for every string of a JSON-like value (keys are passed with `key: true`), depth first, without
- * recursion: a value nested thousands of levels deep cannot overflow the stack.
+ * recursion.
  */
 function eachString(value: unknown, visit: (text: string, path: Path, key: boolean) => void): void {
   const stack: { value: unknown; path: Path }[] = [{ value, path: [] }];
@@ -43,6 +66,7 @@ function eachString(value: unknown, visit: (text: string, path: Path, key: boole
 
 /** Where a JSON-like value holds text the store cannot keep (at most `max` places), and why. */
 export function unstorablePaths(value: unknown, max = 20): { path: Path; reason: string }[] {
+  if (!holdsUnstorable(value)) return [];
   const found: { path: Path; reason: string }[] = [];
   eachString(value, (text, path) => {
     if (found.length < max && isUnstorable(text)) found.push({ path, reason: unstorableReason(text) });
@@ -79,6 +103,6 @@ export function storableCopy(value: unknown): { value: unknown; replaced: number
     if (Array.isArray(item)) return item.map((child) => copy(child, depth + 1));
     return Object.fromEntries(Object.entries(item).map(([key, child]) => [fix(key), copy(child, depth + 1)]));
   };
-  if (unstorablePaths(value, 1).length === 0) return { value, replaced: 0 };
+  if (!holdsUnstorable(value)) return { value, replaced: 0 };
   return { value: copy(value, 0), replaced };
 }

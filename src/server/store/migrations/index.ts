@@ -7,6 +7,7 @@ import { retention } from './050-retention.js';
 import { checkSchedules } from './060-check-schedules.js';
 import { leaseOrder } from './070-lease-order.js';
 import { subMinutePhase } from './080-sub-minute-phase.js';
+import { cancelRequests } from './090-cancel-requests.js';
 
 export interface Migration {
   name: string;
@@ -28,4 +29,5 @@ export const MIGRATIONS: readonly Migration[] = [
   checkSchedules,
   leaseOrder,
   subMinutePhase,
+  cancelRequests,
 ];
