@@ -37,6 +37,7 @@ async function addChecks(server: TestServer, count: number): Promise<void> {
   const db = server.server.runs.db;
   const stored = await createCheck(db, server.accountId, check as Record<string, unknown>, {
     autoAssignAlerts: false,
+    now: new Date(),
   });
   await copiesOfCheck(db, server.accountId, stored.id, count - 1);
 }

@@ -128,6 +128,16 @@ export interface ScriptCheckResult {
   tests: unknown[];
 }
 
+/** What the control plane recorded for a heartbeat check: the event behind the result (docs/heartbeats.md). */
+export interface HeartbeatCheckResult {
+  eventId: string;
+  state: 'PASSING' | 'FAILING';
+  /** How the ping was made (`HTTP POST from 10.0.0.7`), or that none came in time. */
+  source: string;
+  /** Why it failed: a failure reported by the job, or a ping overdue; '' when it passed. */
+  requestError: string;
+}
+
 /** The detail object of one kind, under its key. */
 export type ResultDetail =
   | { apiCheckResult: ApiCheckResult }
@@ -137,6 +147,7 @@ export type ResultDetail =
   | { browserCheckResult: ScriptCheckResult }
   | { multiStepCheckResult: ScriptCheckResult }
   | { playwrightCheckResult: ScriptCheckResult }
+  | { heartbeatCheckResult: HeartbeatCheckResult }
   | { errorResult: { requestError: string } };
 
 export interface CheckResult {

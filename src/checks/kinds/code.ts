@@ -58,5 +58,16 @@ export const heartbeatCheckSchema = defineCheck(
 );
 export type HeartbeatCheck = z.infer<typeof heartbeatCheckSchema>;
 
+/** A heartbeat's period and grace in milliseconds: it fails when no ping came within both after the last one. */
+export function heartbeatWindowMs(heartbeat: HeartbeatCheck['heartbeat']): {
+  periodMs: number;
+  graceMs: number;
+} {
+  return {
+    periodMs: heartbeat.period * UNIT_SECONDS[heartbeat.periodUnit] * 1000,
+    graceMs: heartbeat.grace * UNIT_SECONDS[heartbeat.graceUnit] * 1000,
+  };
+}
+
 export const agenticCheckSchema = defineCheck('AGENTIC', { prompt: z.string().optional() });
 export type AgenticCheck = z.infer<typeof agenticCheckSchema>;

@@ -13,10 +13,10 @@ import { deleteHeartbeatEvents } from '../heartbeats/events.js';
 import { createPingToken, deletePingTokens } from '../heartbeats/tokens.js';
 import type { Db } from '../store/db.js';
 import { deleteTrigger } from '../triggers/store.js';
+import { syncCheckRows } from './derived-rows.js';
 import { pathOfKind } from './kinds.js';
 import { referenceProblems } from './references.js';
 import { deleteCheckRow, getCheck, insertCheck, type StoredCheck, updateCheck } from './repository.js';
-import { syncScheduleRows } from './schedule-row.js';
 import { withoutResponseFields } from './schemas.js';
 
 type Stored = Check & { id: string };
@@ -37,7 +37,7 @@ export async function createCheck(
   db: Db,
   accountId: string,
   body: Record<string, unknown>,
-  options: { autoAssignAlerts: boolean },
+  options: { autoAssignAlerts: boolean; now: Date },
 ): Promise<StoredCheck> {
   const check = { ...withoutResponseFields(body), id: randomUUID() } as Stored;
   await checkReferences(db, accountId, check);
@@ -50,7 +50,7 @@ export async function createCheck(
     );
     const stored = await insertCheck(tx, accountId, check);
     if (check.checkType === 'HEARTBEAT') await createPingToken(tx, accountId, check.id);
-    await syncScheduleRows(tx, accountId, [check.id]);
+    await syncCheckRows(tx, accountId, [check.id], options.now);
     return stored;
   });
 }
@@ -64,6 +64,7 @@ export async function updateCheckFromBody(
   accountId: string,
   id: string,
   body: Record<string, unknown>,
+  now: Date,
   kind?: CheckType,
 ): Promise<StoredCheck> {
   return db.transaction(async (tx) => {
@@ -97,7 +98,7 @@ export async function updateCheckFromBody(
     const check = parsed.data as Stored;
     await checkReferences(tx, accountId, check);
     const updated = await updateCheck(tx, accountId, check);
-    await syncScheduleRows(tx, accountId, [check.id]);
+    await syncCheckRows(tx, accountId, [check.id], now);
     return updated;
   });
 }

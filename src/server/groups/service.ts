@@ -2,9 +2,9 @@ import { z } from 'zod';
 import { checkGroupSchema } from '../../checks/group.js';
 import { problemsOf } from '../../checks/index.js';
 import { subscriptionsForNew } from '../alerts/subscriptions.js';
+import { syncCheckRows } from '../checks/derived-rows.js';
 import { referenceProblems } from '../checks/references.js';
 import { checkIdsInGroup } from '../checks/repository.js';
-import { syncScheduleRows } from '../checks/schedule-row.js';
 import { conflict, notFound, validationError } from '../common/errors.js';
 import { maskVariables, mergeUpdate, restoreMaskedValues } from '../common/merge.js';
 import type { Db } from '../store/db.js';
@@ -72,6 +72,7 @@ export async function updateGroupFromBody(
   accountId: string,
   id: number,
   body: Record<string, unknown>,
+  now: Date,
 ): Promise<StoredGroup> {
   return db.transaction(async (tx) => {
     const stored = await getGroup(tx, accountId, id, true);
@@ -86,9 +87,9 @@ export async function updateGroupFromBody(
     const definition = definitionOf(parsed.data);
     await checkReferences(tx, accountId, definition);
     const updated = await updateGroup(tx, accountId, id, definition);
-    // A deactivated group stops the scheduling of its checks.
+    // A deactivated group stops the scheduling of its checks (and the monitoring of its heartbeats).
     if (definition.activated !== stored.definition.activated) {
-      await syncScheduleRows(tx, accountId, await checkIdsInGroup(tx, accountId, id));
+      await syncCheckRows(tx, accountId, await checkIdsInGroup(tx, accountId, id), now);
     }
     return updated;
   });

@@ -8,12 +8,28 @@ import { iso } from '../store/rows.js';
 export const HEARTBEAT_STATES = ['PASSING', 'FAILING'] as const;
 export type HeartbeatState = (typeof HEARTBEAT_STATES)[number];
 
-export interface HeartbeatEventDocument {
-  checkId: string;
+/** How a ping came compared with when it was expected (one period after the last ping); null for no ping. */
+export const PING_TIMINGS = ['EARLY', 'ON_TIME', 'LATE'] as const;
+export type PingTiming = (typeof PING_TIMINGS)[number];
+
+/** The most of a ping's body an event keeps (characters); a longer body is cut there, and says so. */
+export const MAX_PING_BODY = 10_000;
+
+export interface HeartbeatEvent {
   state: HeartbeatState;
-  timestamp: string;
   source: string;
   userAgent: string;
+  timing: PingTiming | null;
+  /** The ping's body (a job's output, say), at most MAX_PING_BODY characters; null without one. */
+  body: string | null;
+  bodyTruncated: boolean;
+  /** The check session the event made; null when the check is deactivated (its pings are only recorded). */
+  sessionId: string | null;
+}
+
+export interface HeartbeatEventDocument extends HeartbeatEvent {
+  checkId: string;
+  timestamp: string;
 }
 
 /** Events are kept this long: two of the longest stats period, so previousPeriod can be computed. */
@@ -27,6 +43,10 @@ export const heartbeatEventSchema = z.object({
   timestamp: z.string(),
   source: z.string(),
   userAgent: z.string(),
+  timing: z.enum(PING_TIMINGS).nullable(),
+  body: z.string().nullable(),
+  bodyTruncated: z.boolean(),
+  checkSessionId: z.string().nullable(),
 });
 
 const periodStatsSchema = z.object({
@@ -40,7 +60,18 @@ export const heartbeatStatsSchema = z.object({
 
 export function heartbeatEventOf(stored: StoredResource<HeartbeatEventDocument>) {
   const { state, timestamp, source, userAgent } = stored.document;
-  return { id: stored.id, state, timestamp, source, userAgent };
+  return {
+    id: stored.id,
+    state,
+    timestamp,
+    source,
+    userAgent,
+    // Events recorded before pings were timed and kept their bodies have neither.
+    timing: stored.document.timing ?? null,
+    body: stored.document.body ?? null,
+    bodyTruncated: stored.document.bodyTruncated ?? false,
+    checkSessionId: stored.document.sessionId ?? null,
+  };
 }
 
 /** Records one event of a heartbeat check, and forgets those older than the stats need. */
@@ -48,13 +79,11 @@ export async function recordHeartbeatEvent(
   db: Db,
   accountId: string,
   checkId: string,
-  event: { state: HeartbeatState; source: string; userAgent: string },
+  event: HeartbeatEvent & { id?: string },
+  now: Date,
 ): Promise<StoredResource<HeartbeatEventDocument>> {
-  const stored = await store(db).create(accountId, randomUUID(), {
-    checkId,
-    ...event,
-    timestamp: new Date().toISOString(),
-  });
+  const { id = randomUUID(), ...rest } = event;
+  const stored = await store(db).create(accountId, id, { checkId, ...rest, timestamp: now.toISOString() });
   await db.query(
     `DELETE FROM resources WHERE account_id = $1 AND kind = 'heartbeat-event' AND document->>'checkId' = $2
         AND created_at < now() - make_interval(days => $3)`,

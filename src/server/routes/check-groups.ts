@@ -21,7 +21,7 @@ import { autoAssignAlertsQuery, integerIdParams, paginationFields } from './para
 const TAG = 'Check groups';
 
 /** Check groups (spec: Check group; create is V2). */
-export function registerCheckGroupRoutes(app: FastifyInstance, { db }: ServerContext): void {
+export function registerCheckGroupRoutes(app: FastifyInstance, { db, runs }: ServerContext): void {
   for (const [path, deprecated] of [
     ['/v2/check-groups', false],
     ['/v1/check-groups', true],
@@ -86,7 +86,13 @@ export function registerCheckGroupRoutes(app: FastifyInstance, { db }: ServerCon
     },
     handler: async ({ auth, params, request }) =>
       groupResponse(
-        await updateGroupFromBody(db, auth.accountId, params.id, request.body as Record<string, unknown>),
+        await updateGroupFromBody(
+          db,
+          auth.accountId,
+          params.id,
+          request.body as Record<string, unknown>,
+          runs.clock(),
+        ),
       ),
   });
 

@@ -35,7 +35,7 @@ const listQuery = z.object({
 });
 
 /** Checks: create and update per kind, and the kind-independent routes (spec, Checks). */
-export function registerCheckRoutes(app: FastifyInstance, { db }: ServerContext): void {
+export function registerCheckRoutes(app: FastifyInstance, { db, runs }: ServerContext): void {
   const respond = async (accountId: string, stored: Parameters<typeof checkResponse>[0]) =>
     checkResponse(stored, await loadCheckView(db, accountId));
 
@@ -55,6 +55,7 @@ export function registerCheckRoutes(app: FastifyInstance, { db }: ServerContext)
           auth.accountId,
           await createCheck(db, auth.accountId, body as Record<string, unknown>, {
             autoAssignAlerts: query.autoAssignAlerts,
+            now: runs.clock(),
           }),
         ),
     });
@@ -79,6 +80,7 @@ export function registerCheckRoutes(app: FastifyInstance, { db }: ServerContext)
             auth.accountId,
             params.id,
             request.body as Record<string, unknown>,
+            runs.clock(),
             kind,
           ),
         ),
@@ -99,6 +101,7 @@ export function registerCheckRoutes(app: FastifyInstance, { db }: ServerContext)
         auth.accountId,
         await createCheck(db, auth.accountId, body as Record<string, unknown>, {
           autoAssignAlerts: query.autoAssignAlerts,
+          now: runs.clock(),
         }),
       ),
   });
@@ -149,7 +152,7 @@ export function registerCheckRoutes(app: FastifyInstance, { db }: ServerContext)
       404: { description: 'No such check' },
     },
     handler: async ({ auth, params, body }) =>
-      respond(auth.accountId, await updateCheckFromBody(db, auth.accountId, params.id, body)),
+      respond(auth.accountId, await updateCheckFromBody(db, auth.accountId, params.id, body, runs.clock())),
   });
 
   defineRoute(app, {

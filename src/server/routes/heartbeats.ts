@@ -11,60 +11,74 @@ import {
   heartbeatStats,
   heartbeatStatsSchema,
   listHeartbeatEvents,
-  recordHeartbeatEvent,
 } from '../heartbeats/events.js';
-import { checkOfPingToken } from '../heartbeats/tokens.js';
+import { receivePing } from '../heartbeats/pings.js';
 import { defineRoute } from '../http/route.js';
 
 const TAG = 'Heartbeats';
 const MAX_USER_AGENT = 512;
 
+/** The largest ping body read; the event keeps its first MAX_PING_BODY characters. */
+const PING_BODY_LIMIT = 1024 * 1024;
+
 /** Heartbeat monitors: the ping receiver (no API key: the token is the secret) and the events it records. */
-export function registerHeartbeatRoutes(app: FastifyInstance, { db }: ServerContext): void {
+export function registerHeartbeatRoutes(app: FastifyInstance, { db, runs }: ServerContext): void {
   const tokenParams = z.object({ token: z.string().min(1).max(200) });
   const pingResponse = z.object({ status: z.literal('OK') });
 
   const receive =
     (state: HeartbeatState) =>
     async ({ params, request }: { params: { token: string }; request: FastifyRequest }) => {
-      const found = await checkOfPingToken(db, params.token);
-      if (!found) throw notFound('Heartbeat', params.token);
-      await recordHeartbeatEvent(db, found.accountId, found.checkId, {
-        state,
-        source: `HTTP ${request.method}`,
-        userAgent: String(request.headers['user-agent'] ?? '').slice(0, MAX_USER_AGENT),
-      });
+      const effects = await receivePing(
+        db,
+        params.token,
+        {
+          state,
+          method: request.method,
+          ip: request.ip,
+          userAgent: String(request.headers['user-agent'] ?? '').slice(0, MAX_USER_AGENT),
+          body: typeof request.body === 'string' ? request.body : null,
+        },
+        { now: runs.clock(), onFinished: runs.onSessionFinished },
+      );
+      runs.publish(effects);
       return { status: 'OK' as const };
     };
 
-  for (const method of ['GET', 'POST'] as const) {
-    defineRoute(app, {
-      method,
-      path: '/heartbeats/{token}',
-      summary: 'Ping a heartbeat check: records a PASSING event',
-      tag: TAG,
-      auth: 'none',
-      params: tokenParams,
-      responses: {
-        200: { description: 'Successful', schema: pingResponse },
-        404: { description: 'Unknown token' },
-      },
-      handler: receive('PASSING'),
-    });
-    defineRoute(app, {
-      method,
-      path: '/heartbeats/{token}/fail',
-      summary: 'Report a failure to a heartbeat check: records a FAILING event',
-      tag: TAG,
-      auth: 'none',
-      params: tokenParams,
-      responses: {
-        200: { description: 'Successful', schema: pingResponse },
-        404: { description: 'Unknown token' },
-      },
-      handler: receive('FAILING'),
-    });
-  }
+  // A ping's body is whatever the job sends (its output, a JSON report): kept as text, whatever its type.
+  app.register(async (pings) => {
+    pings.removeAllContentTypeParsers();
+    pings.addContentTypeParser(
+      '*',
+      { parseAs: 'string', bodyLimit: PING_BODY_LIMIT },
+      (_request, body, done) => done(null, body),
+    );
+    const receivers = [
+      ['', 'Ping a heartbeat check: records a PASSING event; a POST body is kept with it', 'PASSING'],
+      [
+        '/fail',
+        'Report a failure to a heartbeat check: records a FAILING event and fails the check at once',
+        'FAILING',
+      ],
+    ] as const;
+    for (const method of ['GET', 'POST'] as const) {
+      for (const [suffix, summary, state] of receivers) {
+        defineRoute(pings, {
+          method,
+          path: `/heartbeats/{token}${suffix}`,
+          summary,
+          tag: TAG,
+          auth: 'none',
+          params: tokenParams,
+          responses: {
+            200: { description: 'Successful', schema: pingResponse },
+            404: { description: 'Unknown token' },
+          },
+          handler: receive(state),
+        });
+      }
+    }
+  });
 
   const loadHeartbeatCheck = async (accountId: string, checkId: string) => {
     const check = await getCheck(db, accountId, checkId);

@@ -9,6 +9,7 @@ import { Loop } from '../common/loop.js';
 import type { AlertingConfig } from '../config.js';
 import type { ServerContext } from '../context.js';
 import { Gateway } from '../gateway/gateway.js';
+import { failOverdueHeartbeats } from '../heartbeats/overdue.js';
 import { type Clock, systemClock } from '../queue/clock.js';
 import { type RunEffects, RunEvents } from '../queue/events.js';
 import { QueueWakeups } from '../queue/wakeups.js';
@@ -40,6 +41,8 @@ export interface RunServiceOptions {
   alertDeliveryPollMs?: number;
   /** How often results are rolled up and what is past its retention removed (src/server/retention/). */
   retentionTickMs?: number;
+  /** How often heartbeat checks whose ping is overdue are looked for (src/server/heartbeats/overdue.ts). */
+  overdueHeartbeatTickMs?: number;
 }
 
 const DEFAULTS = {
@@ -56,6 +59,8 @@ const DEFAULTS = {
   alertClockTickMs: 5000,
   alertDeliveryPollMs: 1000,
   retentionTickMs: 10 * 60_000,
+  // An idle tick is one index probe; a missed ping is recorded within a second of its deadline.
+  overdueHeartbeatTickMs: 1000,
 };
 
 /**
@@ -108,6 +113,7 @@ export class RunServices implements RunsContext {
       new Loop('metrics sampler', settings.metricsTickMs, () => this.metricsTick(), log),
       new Loop('alert clock', settings.alertClockTickMs, () => this.alertClockTick(), log),
       new Loop('retention', settings.retentionTickMs, async () => void (await this.retentionTick()), log),
+      new Loop('overdue heartbeats', settings.overdueHeartbeatTickMs, () => this.overdueHeartbeatTick(), log),
       this.deliveryLoop,
     ];
   }
@@ -168,6 +174,11 @@ export class RunServices implements RunsContext {
   /** Schedules the current interval of every due check (once across restarts and replicas). */
   async scheduleTick(): Promise<void> {
     await scheduleDueChecks(this.db, this.clock(), (effects) => this.publish(effects));
+  }
+
+  /** Fails the heartbeat checks whose ping is overdue (once per missed period across replicas). */
+  async overdueHeartbeatTick(): Promise<void> {
+    this.publish(await failOverdueHeartbeats(this.db, this.clock(), this.onSessionFinished));
   }
 
   /** Requeues runs whose lease ran out and expires runs no agent took in time. */

@@ -8,6 +8,7 @@ import { checkSchedules } from './060-check-schedules.js';
 import { leaseOrder } from './070-lease-order.js';
 import { subMinutePhase } from './080-sub-minute-phase.js';
 import { cancelRequests } from './090-cancel-requests.js';
+import { heartbeatMonitors } from './100-heartbeat-monitors.js';
 
 export interface Migration {
   name: string;
@@ -30,4 +31,5 @@ export const MIGRATIONS: readonly Migration[] = [
   leaseOrder,
   subMinutePhase,
   cancelRequests,
+  heartbeatMonitors,
 ];
