@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../store/db.js';
 import { alertingCheck, notificationsFor, retitled, stepInput } from './evaluate.js';
+import { followIncident } from './incidents.js';
 import { enqueueNotifications } from './outbox.js';
 import { afterTime } from './state-machine.js';
 import { dueAlertStates, saveAlertState, tryLockAlertState } from './state-store.js';
@@ -40,6 +41,7 @@ export async function alertClockTick(db: Db, now: Date): Promise<number> {
             step.next.episodeId ?? randomUUID(),
           )
         : [];
+      if (step.alert) await followIncident(tx, check, step.alert, now);
       await saveAlertState(tx, due.account_id, due.check_id, { ...stored, state: step.next }, now);
       await enqueueNotifications(tx, notifications, now);
       return notifications.length;

@@ -7,6 +7,7 @@ import type { FinishedSession } from '../sessions/finish.js';
 import type { ResultRow, SessionRow } from '../sessions/store.js';
 import type { Db } from '../store/db.js';
 import { channelSends, sslAlertThreshold, subscribedChannels } from './audience.js';
+import { followIncident } from './incidents.js';
 import { enqueueNotifications, type NewNotification } from './outbox.js';
 import { sessionOutcome, soonestExpiry, tellingResult } from './session-outcome.js';
 import { type AlertSettings, effectiveAlertSettings } from './settings.js';
@@ -256,6 +257,7 @@ async function alertAccount(
       notifications.push(
         ...(await notificationsFor(tx, check, step.alert, told(step.alert), session.id, episode)),
       );
+      await followIncident(tx, check, step.alert, now);
     }
     const next = { ...step.next };
     const certificate = await certificateAlert(tx, check, session, finals, next.sslAlertedAt, now);

@@ -14,6 +14,7 @@ import { registerCodeBundleRoutes } from './code-bundles.js';
 import { registerErrorGroupRoutes } from './error-groups.js';
 import { registerHealthRoutes } from './health.js';
 import { registerHeartbeatRoutes } from './heartbeats.js';
+import { registerIncidentRoutes } from './incidents.js';
 import { registerLocationRoutes } from './locations.js';
 import { registerMaintenanceWindowRoutes } from './maintenance-windows.js';
 import { registerMetricsRoute } from './metrics.js';
@@ -41,6 +42,7 @@ export function registerRoutes(app: FastifyInstance, context: ServerContext): vo
   registerCodeBundleRoutes(app, context);
   registerMaintenanceWindowRoutes(app, context);
   registerStatusPageRoutes(app, context);
+  registerIncidentRoutes(app, context);
   registerErrorGroupRoutes(app, context);
   registerCheckSessionRoutes(app, context);
   registerTestSessionRoutes(app, context);

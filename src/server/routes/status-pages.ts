@@ -5,6 +5,7 @@ import type { ValidationProblem } from '../../checks/index.js';
 import { conflict, notFound, validationError } from '../common/errors.js';
 import type { ServerContext } from '../context.js';
 import { defineRoute } from '../http/route.js';
+import { deleteIncidentsOfService } from '../status-pages/incidents.js';
 import {
   type StatusPageDocument,
   type SubscriptionDocument,
@@ -15,13 +16,14 @@ import {
   statusPageSubscriptionSchema,
   subscriptionBodySchema,
 } from '../status-pages/schema.js';
+import { statusPageServices } from '../status-pages/services.js';
 import type { Db } from '../store/db.js';
 import { ResourceStore, type StoredResource } from '../store/resources.js';
 import { stringIdParams } from './params.js';
 
 const TAG = 'Status pages';
 const pages = (db: Db) => new ResourceStore<StatusPageDocument>(db, 'status-page');
-const services = (db: Db) => new ResourceStore<{ name: string }>(db, 'status-page-service');
+const services = statusPageServices;
 const subscriptions = (db: Db) => new ResourceStore<SubscriptionDocument>(db, 'status-page-subscription');
 
 const serviceParams = z.object({ serviceId: z.string().min(1) });
@@ -125,9 +127,12 @@ export function registerStatusPageRoutes(app: FastifyInstance, { db }: ServerCon
     params: serviceParams,
     responses: { 204: { description: 'No Content' }, 404: { description: 'No such service' } },
     handler: async ({ auth, params }) => {
-      if (!(await services(db).delete(auth.accountId, params.serviceId))) {
-        throw notFound('Status-page service', params.serviceId);
-      }
+      await db.transaction(async (tx) => {
+        if (!(await services(tx).delete(auth.accountId, params.serviceId))) {
+          throw notFound('Status-page service', params.serviceId);
+        }
+        await deleteIncidentsOfService(tx, auth.accountId, params.serviceId);
+      });
     },
   });
 

@@ -9,6 +9,7 @@ import { leaseOrder } from './070-lease-order.js';
 import { subMinutePhase } from './080-sub-minute-phase.js';
 import { cancelRequests } from './090-cancel-requests.js';
 import { heartbeatMonitors } from './100-heartbeat-monitors.js';
+import { incidents } from './110-incidents.js';
 
 export interface Migration {
   name: string;
@@ -32,4 +33,5 @@ export const MIGRATIONS: readonly Migration[] = [
   subMinutePhase,
   cancelRequests,
   heartbeatMonitors,
+  incidents,
 ];
