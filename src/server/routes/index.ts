@@ -19,6 +19,7 @@ import { registerLocationRoutes } from './locations.js';
 import { registerMaintenanceWindowRoutes } from './maintenance-windows.js';
 import { registerMetricsRoute } from './metrics.js';
 import { registerPrivateLocationRoutes } from './private-locations.js';
+import { registerPublicStatusPageRoutes } from './public-status-pages.js';
 import { registerStatusPageRoutes } from './status-pages.js';
 import { registerTestSessionRoutes } from './test-sessions.js';
 import { registerTriggerRunRoutes } from './trigger-runs.js';
@@ -43,6 +44,7 @@ export function registerRoutes(app: FastifyInstance, context: ServerContext): vo
   registerMaintenanceWindowRoutes(app, context);
   registerStatusPageRoutes(app, context);
   registerIncidentRoutes(app, context);
+  registerPublicStatusPageRoutes(app, context);
   registerErrorGroupRoutes(app, context);
   registerCheckSessionRoutes(app, context);
   registerTestSessionRoutes(app, context);

@@ -6,6 +6,7 @@ import { conflict, notFound, validationError } from '../common/errors.js';
 import type { ServerContext } from '../context.js';
 import { defineRoute } from '../http/route.js';
 import { deleteIncidentsOfService } from '../status-pages/incidents.js';
+import { pageAt, statusPages } from '../status-pages/pages.js';
 import {
   type StatusPageDocument,
   type SubscriptionDocument,
@@ -22,7 +23,7 @@ import { ResourceStore, type StoredResource } from '../store/resources.js';
 import { stringIdParams } from './params.js';
 
 const TAG = 'Status pages';
-const pages = (db: Db) => new ResourceStore<StatusPageDocument>(db, 'status-page');
+const pages = statusPages;
 const services = statusPageServices;
 const subscriptions = (db: Db) => new ResourceStore<SubscriptionDocument>(db, 'status-page-subscription');
 
@@ -158,6 +159,12 @@ export function registerStatusPageRoutes(app: FastifyInstance, { db }: ServerCon
         });
       });
       if (problems.length > 0) throw validationError('body', problems);
+      // Its public address: /status/{url}, and its custom domain, are one page's on the whole server.
+      if (await pageAt(db, { url: body.url }))
+        throw conflict(`A status page is served at /status/${body.url} already`);
+      if (body.customDomain && (await pageAt(db, { domain: body.customDomain }))) {
+        throw conflict(`A status page is served on ${body.customDomain} already`);
+      }
       return pageResponse(auth.accountId, await pages(db).create(auth.accountId, randomUUID(), body));
     },
   });
