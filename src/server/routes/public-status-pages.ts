@@ -7,7 +7,8 @@ import { defineRoute } from '../http/route.js';
 import { customDomains, type PublicPageRef, pageAt } from '../status-pages/pages.js';
 import { incidentsAtom, incidentsJson } from '../status-pages/public/feeds.js';
 import { type PublicPage, publicPageOf } from '../status-pages/public/model.js';
-import { PAGE_STYLE, renderStatusPage } from '../status-pages/public/render.js';
+import { PAGE_STYLE, renderNotice, renderStatusPage } from '../status-pages/public/render.js';
+import { subscribe, unsubscribe, verifySubscription } from '../status-pages/subscriptions.js';
 
 const TAG = 'Public status pages';
 /** How long a rendered page (and the list of custom domains) is served before it is read again. */
@@ -18,7 +19,7 @@ const PAGE_POLICY = [
   "default-src 'none'",
   `style-src 'sha256-${createHash('sha256').update(PAGE_STYLE).digest('base64')}'`,
   "base-uri 'none'",
-  "form-action 'none'",
+  "form-action 'self'",
   "frame-ancestors 'none'",
 ].join('; ');
 
@@ -89,6 +90,101 @@ export function registerPublicStatusPageRoutes(
       },
     });
   }
+
+  const noticeReply = (
+    reply: FastifyReply,
+    ref: PublicPageRef,
+    status: number,
+    title: string,
+    message: string,
+  ) =>
+    reply
+      .code(status)
+      .type('text/html; charset=utf-8')
+      .header('content-security-policy', PAGE_POLICY)
+      .header('cache-control', 'no-store')
+      .send(renderNotice(ref.page.document.name, `/status/${ref.page.document.url}`, title, message));
+
+  const pageOrThrow = async (url: string) => {
+    const ref = await pageAt(db, { url });
+    if (!ref) throw notFound('Status page', url);
+    return ref;
+  };
+  const linkParams = z.object({ url: z.string().min(1).max(63), id: z.string().min(1).max(100) });
+  const linkQuery = z.object({ token: z.string().min(1).max(200) });
+
+  // The page's subscribe form posts here (a plain HTML form: no script); the answer never tells whether the address
+  // was subscribed already.
+  app.register(async (forms) => {
+    forms.addContentTypeParser(
+      'application/x-www-form-urlencoded',
+      { parseAs: 'string', bodyLimit: 4096 },
+      (_request, body, done) => done(null, Object.fromEntries(new URLSearchParams(String(body)))),
+    );
+    defineRoute(forms, {
+      method: 'POST',
+      path: '/status/{url}/subscriptions',
+      summary: 'Subscribe by e-mail from the public page (an HTML form): a verification mail is sent',
+      tag: TAG,
+      auth: 'none',
+      params: z.object({ url: z.string().min(1).max(63) }),
+      responses: { 200: { description: 'An HTML page' }, 400: { description: 'Not an e-mail address' } },
+      handler: async ({ params, request, reply }) => {
+        const ref = await pageOrThrow(params.url);
+        const email = String((request.body as Record<string, unknown> | undefined)?.email ?? '').trim();
+        if (!z.email().safeParse(email).success || email.length > 254) {
+          return noticeReply(reply, ref, 400, 'Not subscribed', `"${email}" is not an e-mail address.`);
+        }
+        await db.transaction((tx) => subscribe(tx, ref.accountId, ref.page.id, email, runs.clock()));
+        return noticeReply(
+          reply,
+          ref,
+          200,
+          'Check your inbox',
+          `If ${email} is not subscribed yet, a mail with a link to confirm is on its way.`,
+        );
+      },
+    });
+    // The links of subscriber mail: each follows a subscription's link with its token, and answers a short page.
+    const links = [
+      {
+        action: 'verify',
+        methods: ['GET'],
+        summary: 'Confirm a subscription with the link of its verification mail',
+        follow: verifySubscription,
+        done: ['Subscribed', 'You will get a mail for each incident update on this page.'],
+        failed: 'This link is not valid: subscribe again from the page.',
+      },
+      {
+        action: 'unsubscribe',
+        methods: ['GET', 'POST'],
+        summary: 'Unsubscribe with the link of a subscriber mail (POST: RFC 8058 one-click)',
+        follow: unsubscribe,
+        done: ['Unsubscribed', 'You will get no more mail from this status page.'],
+        failed: 'This link is not valid, or you were unsubscribed already.',
+      },
+    ] as const;
+    for (const link of links) {
+      for (const method of link.methods) {
+        defineRoute(forms, {
+          method,
+          path: `/status/{url}/subscriptions/{id}/${link.action}`,
+          summary: link.summary,
+          tag: TAG,
+          auth: 'none',
+          params: linkParams,
+          query: linkQuery,
+          responses: { 200: { description: 'An HTML page' }, 404: { description: 'No such subscription' } },
+          handler: async ({ params, query, reply }) => {
+            const ref = await pageOrThrow(params.url);
+            return (await link.follow(db, params.id, query.token))
+              ? noticeReply(reply, ref, 200, link.done[0], link.done[1])
+              : noticeReply(reply, ref, 404, 'Not found', link.failed);
+          },
+        });
+      }
+    }
+  });
 
   // On a page's custom domain, its page is the site: `/`, `/incidents.json`, `/feed.atom`.
   app.addHook('onRequest', async (request, reply) => {

@@ -18,20 +18,20 @@ import {
   subscriptionBodySchema,
 } from '../status-pages/schema.js';
 import { statusPageServices } from '../status-pages/services.js';
-import type { Db } from '../store/db.js';
-import { ResourceStore, type StoredResource } from '../store/resources.js';
+import { subscribe, subscriptionStore } from '../status-pages/subscriptions.js';
+import type { StoredResource } from '../store/resources.js';
 import { stringIdParams } from './params.js';
 
 const TAG = 'Status pages';
 const pages = statusPages;
 const services = statusPageServices;
-const subscriptions = (db: Db) => new ResourceStore<SubscriptionDocument>(db, 'status-page-subscription');
+const subscriptions = subscriptionStore;
 
 const serviceParams = z.object({ serviceId: z.string().min(1) });
 const pageParams = z.object({ statusPageId: z.string().min(1) });
 
 /** Status pages, the services their cards show, and their e-mail subscriptions. */
-export function registerStatusPageRoutes(app: FastifyInstance, { db }: ServerContext): void {
+export function registerStatusPageRoutes(app: FastifyInstance, { db, runs }: ServerContext): void {
   const serviceResponse = (accountId: string, s: StoredResource<{ name: string }>) => ({
     id: s.id,
     name: s.document.name,
@@ -229,7 +229,7 @@ export function registerStatusPageRoutes(app: FastifyInstance, { db }: ServerCon
   defineRoute(app, {
     method: 'POST',
     path: '/v1/status-pages/{statusPageId}/subscriptions',
-    summary: 'Subscribe an e-mail address to a status page (PENDING until verified)',
+    summary: 'Subscribe an e-mail address to a status page: PENDING, and a verification mail is sent',
     tag: TAG,
     auth: 'user',
     params: pageParams,
@@ -241,18 +241,10 @@ export function registerStatusPageRoutes(app: FastifyInstance, { db }: ServerCon
     },
     handler: async ({ auth, params, body }) => {
       await loadPage(auth.accountId, params.statusPageId);
-      const store = subscriptions(db);
-      const existing = await store.list(auth.accountId, {
-        statusPageId: params.statusPageId,
-        address: body.address,
-      });
-      if (existing.length > 0) throw conflict(`${body.address} is subscribed to this status page already`);
-      const created = await store.create(auth.accountId, randomUUID(), {
-        statusPageId: params.statusPageId,
-        type: body.type,
-        address: body.address,
-        status: 'PENDING',
-      });
+      const created = await db.transaction((tx) =>
+        subscribe(tx, auth.accountId, params.statusPageId, body.address, runs.clock()),
+      );
+      if (!created) throw conflict(`${body.address} is subscribed to this status page already`);
       return subscriptionResponse(created);
     },
   });

@@ -16,6 +16,7 @@ import { QueueWakeups } from '../queue/wakeups.js';
 import { type RetentionOutcome, runRetention } from '../retention/job.js';
 import { expireUntakenRuns, reapLostLeases } from '../sessions/reaper.js';
 import type { RunsContext } from '../sessions/runs-context.js';
+import { deliverSubscriberMails } from '../status-pages/subscriber-mail.js';
 import type { Db } from '../store/db.js';
 import { minuteOf, sampleLocationMetrics } from './metrics.js';
 import { scheduleDueChecks, vacuumScheduleRows } from './tick.js';
@@ -43,6 +44,8 @@ export interface RunServiceOptions {
   retentionTickMs?: number;
   /** How often heartbeat checks whose ping is overdue are looked for (src/server/heartbeats/overdue.ts). */
   overdueHeartbeatTickMs?: number;
+  /** How often the outbox of mail to status-page subscribers is looked at. */
+  subscriberMailTickMs?: number;
 }
 
 const DEFAULTS = {
@@ -61,6 +64,7 @@ const DEFAULTS = {
   retentionTickMs: 10 * 60_000,
   // An idle tick is one index probe; a missed ping is recorded within a second of its deadline.
   overdueHeartbeatTickMs: 1000,
+  subscriberMailTickMs: 2000,
 };
 
 /**
@@ -88,7 +92,7 @@ export class RunServices implements RunsContext {
     readonly publicUrl: string,
     readonly dataDir: string,
     log: FastifyBaseLogger,
-    alerting: AlertingConfig,
+    private readonly alerting: AlertingConfig,
     private readonly retentionDays: number,
     options: RunServiceOptions = {},
   ) {
@@ -114,6 +118,7 @@ export class RunServices implements RunsContext {
       new Loop('alert clock', settings.alertClockTickMs, () => this.alertClockTick(), log),
       new Loop('retention', settings.retentionTickMs, async () => void (await this.retentionTick()), log),
       new Loop('overdue heartbeats', settings.overdueHeartbeatTickMs, () => this.overdueHeartbeatTick(), log),
+      new Loop('subscriber mail', settings.subscriberMailTickMs, () => this.subscriberMailTick(), log),
       this.deliveryLoop,
     ];
   }
@@ -179,6 +184,12 @@ export class RunServices implements RunsContext {
   /** Fails the heartbeat checks whose ping is overdue (once per missed period across replicas). */
   async overdueHeartbeatTick(): Promise<void> {
     this.publish(await failOverdueHeartbeats(this.db, this.clock(), this.onSessionFinished));
+  }
+
+  /** Sends the due mails to status-page subscribers, batch after batch. */
+  async subscriberMailTick(): Promise<void> {
+    const settings = { publicUrl: this.publicUrl, ...this.alerting };
+    while ((await deliverSubscriberMails(this.db, settings, this.clock())) > 0) {}
   }
 
   /** Requeues runs whose lease ran out and expires runs no agent took in time. */

@@ -10,6 +10,7 @@ import type {
   IncidentStatus,
 } from './incident-schema.js';
 import { statusPageServices } from './services.js';
+import { enqueueIncidentMails } from './subscriptions.js';
 
 interface IncidentRow {
   id: string;
@@ -66,17 +67,27 @@ async function withUpdates(db: Db, rows: readonly IncidentRow[]): Promise<Incide
   }));
 }
 
+/** Adds an update; one that notifies subscribers queues their mail in the same transaction. */
 async function insertUpdate(
   tx: Db,
-  incidentId: string,
+  incident: { accountId: string; id: string; serviceId: string },
   update: IncidentProgressBody,
   now: Date,
 ): Promise<void> {
+  const updateId = randomUUID();
   await tx.query(
     `INSERT INTO incident_updates (id, incident_id, status, description, notify_subscribers, created_at)
      VALUES ($1, $2, $3, $4, $5, $6)`,
-    [randomUUID(), incidentId, update.status, update.description, update.notifySubscribers, now],
+    [updateId, incident.id, update.status, update.description, update.notifySubscribers, now],
   );
+  if (update.notifySubscribers) {
+    await enqueueIncidentMails(
+      tx,
+      incident.accountId,
+      { id: incident.id, serviceId: incident.serviceId, updateId },
+      now,
+    );
+  }
 }
 
 /** Opens an incident on a service of the account, its description its first update; 400 for an unknown service. */
@@ -111,7 +122,7 @@ export async function createIncident(
       body.status === 'RESOLVED' ? now : null,
     ],
   );
-  await insertUpdate(tx, id, body, now);
+  await insertUpdate(tx, { accountId, id, serviceId: body.serviceId }, body, now);
   return (await getIncident(tx, accountId, id)) as Incident;
 }
 
@@ -166,14 +177,14 @@ export async function progressIncident(
   update: IncidentProgressBody,
   now: Date,
 ): Promise<Incident> {
-  const rows = await tx.query(
+  const [row] = await tx.query<{ service_id: string }>(
     `UPDATE incidents SET status = $3, updated_at = $4,
             resolved_at = CASE WHEN $3 = 'RESOLVED' THEN coalesce(resolved_at, $4) ELSE NULL END
-      WHERE account_id = $1 AND id = $2 RETURNING id`,
+      WHERE account_id = $1 AND id = $2 RETURNING service_id`,
     [accountId, id, update.status, now],
   );
-  if (rows.length === 0) throw notFound('Incident', id);
-  await insertUpdate(tx, id, update, now);
+  if (!row) throw notFound('Incident', id);
+  await insertUpdate(tx, { accountId, id, serviceId: row.service_id }, update, now);
   return (await getIncident(tx, accountId, id)) as Incident;
 }
 

@@ -49,6 +49,8 @@ export interface SubscriptionDocument {
   type: 'EMAIL';
   address: string;
   status: 'PENDING' | 'VERIFIED';
+  /** The secret of its verify and unsubscribe links; subscriptions made before mail was sent have none. */
+  token?: string;
 }
 
 export const statusPageSubscriptionSchema = z.object({

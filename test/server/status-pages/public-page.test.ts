@@ -97,7 +97,11 @@ describe.each(STORES)('public status pages (%s)', (store) => {
   it('reads as a customer would in Chromium, on a phone too, and axe-core finds nothing serious', async () => {
     for (const colorScheme of ['light', 'dark'] as const) {
       // bypassCSP: the page lets no script run, axe-core's included.
-      const page = await browser.newPage({ viewport: { width: 375, height: 800 }, colorScheme, bypassCSP: true });
+      const page = await browser.newPage({
+        viewport: { width: 375, height: 800 },
+        colorScheme,
+        bypassCSP: true,
+      });
       await page.goto(`${server.url}/status/${slug}`);
       expect(await page.locator('h1').textContent()).toBe('Acme <Shop>');
       expect(await page.getByRole('status').textContent()).toBe('Major outage');
@@ -147,7 +151,9 @@ describe.each(STORES)('public status pages (%s)', (store) => {
     expect(feed).toContain('<feed xmlns="http://www.w3.org/2005/Atom">');
     expect(feed.match(/<entry>/g)).toHaveLength(2);
     expect(feed).toContain(`<link rel="self" href="http://127.0.0.1/status/${slug}/feed.atom"/>`);
-    const domainFeed = await (await request(`${server.url}/feed.atom`, { headers: { host: domain } })).body.text();
+    const domainFeed = await (
+      await request(`${server.url}/feed.atom`, { headers: { host: domain } })
+    ).body.text();
     expect(domainFeed).toContain(`<id>http://${domain}</id>`);
   });
 

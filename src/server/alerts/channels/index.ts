@@ -7,7 +7,7 @@ import { sendCall, sendSms } from './twilio.js';
 import type { ChannelSender } from './types.js';
 import { sendWebhook } from './webhook.js';
 
-export { closeMailTransports } from './email.js';
+export { closeMailTransports } from '../../mail/transport.js';
 export type { ChannelTarget, DeliveryOutcome, OutgoingAlert } from './types.js';
 
 /** How each channel type delivers (docs/alerting.md, Channels). */

@@ -24,6 +24,11 @@ a{color:var(--maint)}.muted{color:var(--muted)}.banner{border-radius:.4rem;paddi
 .incident{border-left:4px solid var(--bad);padding:.2rem 0 .2rem .8rem;margin:1rem 0}.incident.RESOLVED{border-color:var(--line)}
 .incident ol{list-style:none;padding:0;margin:.3rem 0}.incident li{margin:.3rem 0}
 .maintenance{border-left:4px solid var(--maint);padding:.2rem 0 .2rem .8rem;margin:1rem 0}
+.subscribe{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center;margin:1rem 0}.subscribe label{width:100%;color:var(--fg)}
+.subscribe input{flex:1;min-width:12rem;padding:.5rem;font:inherit;color:var(--fg);background:var(--bg);border:1px solid var(--muted);border-radius:.3rem}
+.subscribe button{padding:.5rem 1rem;font:inherit;color:#fff;background:var(--maint);border:0;border-radius:.3rem;cursor:pointer}
+@media (prefers-color-scheme:dark){.subscribe button{color:#0d1117}}
+:focus-visible{outline:3px solid var(--maint);outline-offset:2px}
 `;
 
 const TEMPLATE = `<!doctype html>
@@ -78,6 +83,11 @@ const TEMPLATE = `<!doctype html>
 {{/if}}
 </main>
 <footer class="muted">
+<form method="post" action="/status/{{url}}/subscriptions" class="subscribe">
+<label for="email">Get incident updates by e-mail</label>
+<input id="email" name="email" type="email" required autocomplete="email" maxlength="254">
+<button type="submit">Subscribe</button>
+</form>
 <p>Updated <time datetime="{{generatedAt}}">{{generatedText}}</time>. Follow incidents: <a href="{{base}}/feed.atom">Atom feed</a>, <a href="{{base}}/incidents.json">JSON</a>.</p>
 </footer>
 </body>
@@ -94,10 +104,35 @@ const MAINTENANCE = `<article class="maintenance">
 <p><time datetime="{{startsAt}}">{{startsText}}</time> – <time datetime="{{endsAt}}">{{endsText}}</time> · {{servicesText}}</p>
 </article>`;
 
+/** A page's short answer to a reader's action (subscribed, verified, unsubscribed), in the page's style. */
+const NOTICE = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{{title}} · {{name}} status</title>
+<style>{{{style}}}</style>
+</head>
+<body>
+<main>
+<h1>{{title}}</h1>
+<p>{{message}}</p>
+<p><a href="{{back}}">Back to {{name}} status</a></p>
+</main>
+</body>
+</html>
+`;
+
 const engine = Handlebars.create();
 engine.registerPartial('incident', INCIDENT);
 engine.registerPartial('maintenance', MAINTENANCE);
 const page = engine.compile(TEMPLATE, { strict: false });
+const notice = engine.compile(NOTICE, { strict: false });
+
+/** A short page that tells a reader what their action did. */
+export function renderNotice(pageName: string, back: string, title: string, message: string): string {
+  return notice({ name: pageName, back, title, message, style: PAGE_STYLE });
+}
 
 const words = (value: string) => value.charAt(0) + value.slice(1).toLowerCase().replaceAll('_', ' ');
 const when = (iso: string) => `${iso.slice(0, 16).replace('T', ' ')} UTC`;

@@ -10,6 +10,7 @@ import { subMinutePhase } from './080-sub-minute-phase.js';
 import { cancelRequests } from './090-cancel-requests.js';
 import { heartbeatMonitors } from './100-heartbeat-monitors.js';
 import { incidents } from './110-incidents.js';
+import { subscriberMails } from './120-subscriber-mails.js';
 
 export interface Migration {
   name: string;
@@ -34,4 +35,5 @@ export const MIGRATIONS: readonly Migration[] = [
   cancelRequests,
   heartbeatMonitors,
   incidents,
+  subscriberMails,
 ];
