@@ -5,6 +5,7 @@ import { registerAgentRoutes } from './agent.js';
 import { registerAgentResultRoutes } from './agent-results.js';
 import { registerAlertChannelRoutes } from './alert-channels.js';
 import { registerAlertNotificationRoutes } from './alert-notifications.js';
+import { registerBadgeRoutes } from './badges.js';
 import { registerCheckGroupRoutes } from './check-groups.js';
 import { registerCheckRollupRoutes } from './check-rollups.js';
 import { registerCheckSessionRoutes } from './check-sessions.js';
@@ -45,6 +46,7 @@ export function registerRoutes(app: FastifyInstance, context: ServerContext): vo
   registerStatusPageRoutes(app, context);
   registerIncidentRoutes(app, context);
   registerPublicStatusPageRoutes(app, context);
+  registerBadgeRoutes(app, context);
   registerErrorGroupRoutes(app, context);
   registerCheckSessionRoutes(app, context);
   registerTestSessionRoutes(app, context);

@@ -118,7 +118,9 @@ describe.each(STORES)('subscribers of a status page, by e-mail (%s)', (store) =>
     const link = linkIn(mails[1]?.text ?? '', 'unsubscribe');
     const raw = smtp.mails.filter((m) => m.to.includes('carol@example.test')).at(-1)?.data ?? '';
     expect(raw).toContain('List-Unsubscribe-Post: List-Unsubscribe=One-Click');
-    expect(raw.replace(/\r?\n\s+/g, ' ')).toContain(`List-Unsubscribe: <${link.replace(server.url, 'http://127.0.0.1')}>`);
+    expect(raw.replace(/\r?\n\s+/g, ' ')).toContain(
+      `List-Unsubscribe: <${link.replace(server.url, 'http://127.0.0.1')}>`,
+    );
 
     // What a mail program's one-click does (RFC 8058).
     const oneClick = await fetch(link, {

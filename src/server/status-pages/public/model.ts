@@ -54,7 +54,7 @@ export interface PublicPage {
 const dayOf = (time: Date | number) => new Date(time).toISOString().slice(0, 10);
 
 /** The checks that feed each service: those whose `triggerIncident` names it. */
-function feedingChecks(checks: readonly StoredRunnableCheck[]): Map<string, StoredRunnableCheck[]> {
+export function feedingChecks(checks: readonly StoredRunnableCheck[]): Map<string, StoredRunnableCheck[]> {
   const byService = new Map<string, StoredRunnableCheck[]>();
   for (const check of checks) {
     const serviceId = (check.definition.triggerIncident as { serviceId?: unknown } | undefined)?.serviceId;
@@ -65,7 +65,13 @@ function feedingChecks(checks: readonly StoredRunnableCheck[]): Map<string, Stor
 }
 
 /** Runs and failures per check and day over the window: day rollups, and today's closed hours. */
-async function dailyCounts(db: Db, accountId: string, checkIds: readonly string[], from: Date, now: Date) {
+export async function dailyCounts(
+  db: Db,
+  accountId: string,
+  checkIds: readonly string[],
+  from: Date,
+  now: Date,
+) {
   const rows = await db.query<{
     check_id: string;
     day: string;
