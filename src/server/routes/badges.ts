@@ -1,10 +1,11 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { z } from 'zod';
-import { checkStateBadge, serviceStateBadge, uptimeBadge } from '../badges/badge.js';
+import { type CheckBadgeState, checkStateBadge, serviceStateBadge, uptimeBadge } from '../badges/badge.js';
 import { checkBadgeFacts, serviceBadgeFacts } from '../badges/facts.js';
 import { notFound } from '../common/errors.js';
 import type { ServerContext } from '../context.js';
 import { defineRoute } from '../http/route.js';
+import type { ServiceState } from '../status-pages/public/states.js';
 
 const TAG = 'Badges';
 const CACHE_S = 60;
@@ -37,71 +38,57 @@ export function registerBadgeRoutes(app: FastifyInstance, { db, runs }: ServerCo
   const notFoundResponse = { 404: { description: 'No such check or service' } };
   const image = { 200: { description: 'An SVG image' }, ...notFoundResponse };
 
-  const check = async (id: string, days: number) => {
-    const facts = await checkBadgeFacts(db, id, days, runs.clock());
-    if (!facts) throw notFound('Check', id);
-    return facts;
-  };
-  const service = async (id: string, days: number) => {
-    const facts = await serviceBadgeFacts(db, id, days, runs.clock());
-    if (!facts) throw notFound('Status-page service', id);
-    return facts;
-  };
-
-  defineRoute(app, {
-    method: 'GET',
-    path: '/v1/badges/checks/{id}',
-    summary: 'A badge of a check’s state: passing, degraded, failing, paused',
-    tag: TAG,
-    auth: 'none',
-    params: idParams,
-    query: stateQuery,
-    responses: image,
-    handler: async ({ params, query, reply }) => {
-      const facts = await check(params.id, 1);
-      return svg(reply, checkStateBadge(query.label ?? facts.name, facts.state));
+  const subjects = [
+    {
+      path: 'checks',
+      what: 'a check’s',
+      stateWords: 'passing, degraded, failing, paused',
+      facts: (id: string, days: number) => checkBadgeFacts(db, id, days, runs.clock()),
+      notFound: (id: string) => notFound('Check', id),
+      stateBadge: (label: string, state: string) => checkStateBadge(label, state as CheckBadgeState),
     },
-  });
-  defineRoute(app, {
-    method: 'GET',
-    path: '/v1/badges/checks/{id}/uptime',
-    summary: 'A badge of a check’s uptime over the last 1, 7, 30 (default) or 90 days',
-    tag: TAG,
-    auth: 'none',
-    params: idParams,
-    query: uptimeQuery,
-    responses: image,
-    handler: async ({ params, query, reply }) => {
-      const facts = await check(params.id, query.days);
-      return svg(reply, uptimeBadge(query.label ?? facts.name, facts.uptime, query.days));
+    {
+      path: 'services',
+      what: 'a status-page service’s',
+      stateWords: 'as its public page shows it',
+      facts: (id: string, days: number) => serviceBadgeFacts(db, id, days, runs.clock()),
+      notFound: (id: string) => notFound('Status-page service', id),
+      stateBadge: (label: string, state: string) => serviceStateBadge(label, state as ServiceState),
     },
-  });
-  defineRoute(app, {
-    method: 'GET',
-    path: '/v1/badges/services/{id}',
-    summary: 'A badge of a status-page service’s state, as its public page shows it',
-    tag: TAG,
-    auth: 'none',
-    params: idParams,
-    query: stateQuery,
-    responses: image,
-    handler: async ({ params, query, reply }) => {
-      const facts = await service(params.id, 1);
-      return svg(reply, serviceStateBadge(query.label ?? facts.name, facts.state));
-    },
-  });
-  defineRoute(app, {
-    method: 'GET',
-    path: '/v1/badges/services/{id}/uptime',
-    summary: 'A badge of a status-page service’s uptime (its checks’ runs) over the last 1, 7, 30 or 90 days',
-    tag: TAG,
-    auth: 'none',
-    params: idParams,
-    query: uptimeQuery,
-    responses: image,
-    handler: async ({ params, query, reply }) => {
-      const facts = await service(params.id, query.days);
-      return svg(reply, uptimeBadge(query.label ?? facts.name, facts.uptime, query.days));
-    },
-  });
+  ];
+  for (const subject of subjects) {
+    const factsOf = async (id: string, days: number) => {
+      const facts = await subject.facts(id, days);
+      if (!facts) throw subject.notFound(id);
+      return facts;
+    };
+    defineRoute(app, {
+      method: 'GET',
+      path: `/v1/badges/${subject.path}/{id}`,
+      summary: `A badge of ${subject.what} state (${subject.stateWords})`,
+      tag: TAG,
+      auth: 'none',
+      params: idParams,
+      query: stateQuery,
+      responses: image,
+      handler: async ({ params, query, reply }) => {
+        const facts = await factsOf(params.id, 1);
+        return svg(reply, subject.stateBadge(query.label ?? facts.name, facts.state));
+      },
+    });
+    defineRoute(app, {
+      method: 'GET',
+      path: `/v1/badges/${subject.path}/{id}/uptime`,
+      summary: `A badge of ${subject.what} uptime over the last 1, 7, 30 (default) or 90 days`,
+      tag: TAG,
+      auth: 'none',
+      params: idParams,
+      query: uptimeQuery,
+      responses: image,
+      handler: async ({ params, query, reply }) => {
+        const facts = await factsOf(params.id, query.days);
+        return svg(reply, uptimeBadge(query.label ?? facts.name, facts.uptime, query.days));
+      },
+    });
+  }
 }

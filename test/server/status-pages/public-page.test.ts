@@ -128,7 +128,7 @@ describe.each(STORES)('public status pages (%s)', (store) => {
 
       await page.addScriptTag({ content: axeSource });
       const violations = (await page.evaluate(
-        'axe.run().then((r) => r.violations.map((v) => `${v.impact} ${v.id}`))',
+        'axe.run().then((r) => r.violations.map((v) => v.impact + " " + v.id))',
       )) as string[];
       expect(violations.filter((v) => v.startsWith('serious') || v.startsWith('critical'))).toEqual([]);
       await page.close();
