@@ -1,6 +1,7 @@
 import { loadChecks } from '../sessions/checks.js';
 import { effectiveCheck } from '../sessions/effective.js';
-import { dailyCounts, feedingChecks, publicPageOf } from '../status-pages/public/model.js';
+import { feedingChecks } from '../status-pages/feeding.js';
+import { dailyCounts, publicPageOf } from '../status-pages/public/model.js';
 import type { ServiceState } from '../status-pages/public/states.js';
 import type { Db } from '../store/db.js';
 import { findResourceAnyAccount } from '../store/resources.js';

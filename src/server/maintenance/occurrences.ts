@@ -1,5 +1,6 @@
 import type { StoredResource } from '../store/resources.js';
 import type { MaintenanceWindowDocument, RepeatUnit } from './schema.js';
+import { type MaintenanceUpdate, updateKey } from './updates.js';
 
 /** Occurrences looked at, at most: a daily window repeats for 27 years before this. */
 export const MAX_OCCURRENCE = 10_000;
@@ -41,23 +42,30 @@ function statusAt(span: { startsAt: Date; endsAt: Date }, now: Date) {
   return now < span.endsAt ? ('IN_PROGRESS' as const) : ('COMPLETED' as const);
 }
 
+/** The updates posted to maintenances, by `updateKey` (src/server/maintenance/updates.ts). */
+export type UpdatesByMaintenance = Map<
+  string,
+  (span: { startsAt: string; endsAt: string }) => MaintenanceUpdate[]
+>;
+
 /** The spec's Maintenance for occurrence `n`; its id is the occurrence number. */
 export function maintenanceOf(
   window: StoredResource<MaintenanceWindowDocument>,
   n: number,
   now = new Date(),
+  updates: UpdatesByMaintenance = new Map(),
 ) {
   const span = occurrence(window.document, n);
   if (!span) return null;
+  const dates = { startsAt: span.startsAt.toISOString(), endsAt: span.endsAt.toISOString() };
   return {
     id: String(n),
     maintenanceWindowId: Number(window.id),
-    startsAt: span.startsAt.toISOString(),
-    endsAt: span.endsAt.toISOString(),
+    ...dates,
     status: statusAt(span, now),
     created_at: window.created_at,
     updated_at: window.updated_at ?? window.created_at,
-    updates: [],
+    updates: updates.get(updateKey(window.id, String(n)))?.(dates) ?? [],
   };
 }
 
@@ -67,10 +75,11 @@ export function maintenancesFrom(
   from: Date,
   limit: number,
   now = new Date(),
+  updates: UpdatesByMaintenance = new Map(),
 ) {
   const out = [];
   for (let n = 0; n <= MAX_OCCURRENCE && out.length < limit; n++) {
-    const m = maintenanceOf(window, n, now);
+    const m = maintenanceOf(window, n, now, updates);
     if (!m) break;
     if (new Date(m.endsAt) > from) out.push(m);
   }

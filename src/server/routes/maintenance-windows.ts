@@ -14,6 +14,8 @@ import {
   maintenanceWindowSchema,
   windowDocumentOf,
 } from '../maintenance/schema.js';
+import { insertMaintenanceUpdate, MAINTENANCE_STATUSES, updatesOf } from '../maintenance/updates.js';
+import { enqueueMaintenanceMails } from '../status-pages/subscriptions.js';
 import { nextResourceNumber, type StoredResource } from '../store/resources.js';
 import { integerId, integerIdParams } from './params.js';
 
@@ -33,7 +35,7 @@ function windowResponse(stored: StoredResource<MaintenanceWindowDocument>) {
 }
 
 /** Maintenance windows and their maintenances: each occurrence of a window is one maintenance, numbered from 0. */
-export function registerMaintenanceWindowRoutes(app: FastifyInstance, { db }: ServerContext): void {
+export function registerMaintenanceWindowRoutes(app: FastifyInstance, { db, runs }: ServerContext): void {
   const load = async (accountId: string, id: number) => {
     const stored = await store(db).get(accountId, String(id));
     if (!stored) throw notFound('Maintenance window', id);
@@ -137,6 +139,8 @@ export function registerMaintenanceWindowRoutes(app: FastifyInstance, { db }: Se
         await load(auth.accountId, params.id),
         query.from ? new Date(query.from) : new Date(),
         query.limit,
+        runs.clock(),
+        await updatesOf(db, auth.accountId, [params.id]),
       ),
   });
 
@@ -153,10 +157,54 @@ export function registerMaintenanceWindowRoutes(app: FastifyInstance, { db }: Se
     },
     handler: async ({ auth, params }) => {
       const window = await load(auth.accountId, params.id);
-      const n = /^\d{1,9}$/.test(params.maintenanceId) ? Number(params.maintenanceId) : -1;
-      const maintenance = maintenanceOf(window, n);
+      const updates = await updatesOf(db, auth.accountId, [params.id]);
+      const maintenance = maintenanceOf(
+        window,
+        occurrenceNumber(params.maintenanceId),
+        runs.clock(),
+        updates,
+      );
       if (!maintenance) throw notFound('Maintenance', params.maintenanceId);
       return maintenance;
     },
   });
+
+  defineRoute(app, {
+    method: 'POST',
+    path: '/v1/maintenance-windows/{id}/maintenances/{maintenanceId}/updates',
+    summary:
+      'Post an update to a maintenance (its text, a status, notifySubscribers): shown on the status pages over its checks',
+    tag: TAG,
+    auth: 'user',
+    params: z.object({ id: integerId, maintenanceId: z.string().min(1) }),
+    body: z.strictObject({
+      status: z.enum(MAINTENANCE_STATUSES).optional(),
+      description: z.string().trim().min(1).max(10_000),
+      notifySubscribers: z.boolean().default(false),
+    }),
+    responses: {
+      201: { description: 'Created', schema: maintenanceSchema },
+      404: { description: 'No such maintenance window or maintenance' },
+    },
+    handler: async ({ auth, params, body }) => {
+      const window = await load(auth.accountId, params.id);
+      const now = runs.clock();
+      const current = maintenanceOf(window, occurrenceNumber(params.maintenanceId), now);
+      if (!current) throw notFound('Maintenance', params.maintenanceId);
+      await db.transaction(async (tx) => {
+        const at = { windowId: params.id, maintenanceId: current.id, currentStatus: current.status };
+        const updateId = await insertMaintenanceUpdate(tx, auth.accountId, at, body, now);
+        if (body.notifySubscribers) {
+          await enqueueMaintenanceMails(tx, auth.accountId, { tags: window.document.tags, updateId }, now);
+        }
+      });
+      const updates = await updatesOf(db, auth.accountId, [params.id]);
+      return maintenanceOf(window, Number(current.id), now, updates);
+    },
+  });
+}
+
+/** A maintenance's id is its occurrence number; anything else names none. */
+function occurrenceNumber(maintenanceId: string): number {
+  return /^\d{1,9}$/.test(maintenanceId) ? Number(maintenanceId) : -1;
 }

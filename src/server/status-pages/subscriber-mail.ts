@@ -1,5 +1,7 @@
 import type { SendMailOptions } from 'nodemailer';
 import { sendMail } from '../mail/transport.js';
+import { maintenanceStore } from '../maintenance/active.js';
+import { occurrence } from '../maintenance/occurrences.js';
 import type { Db } from '../store/db.js';
 import { getIncident } from './incidents.js';
 import { statusPages } from './pages.js';
@@ -21,13 +23,13 @@ interface MailRow {
   id: string;
   account_id: string;
   subscription_id: string;
-  kind: 'VERIFY' | 'INCIDENT';
+  kind: 'VERIFY' | 'INCIDENT' | 'MAINTENANCE';
   incident_id: string | null;
   update_id: string | null;
   attempts: number;
 }
 
-const words = (value: string) => value.charAt(0) + value.slice(1).toLowerCase();
+const words = (value: string) => value.charAt(0) + value.slice(1).toLowerCase().replaceAll('_', ' ');
 
 /** The mail of one row as it reads now; null when its subscription, page or incident is gone. */
 async function compose(
@@ -52,6 +54,35 @@ async function compose(
       text:
         `Someone, hopefully you, asked for e-mail about incidents on ${page.document.name} (${pageUrl}).\n\n` +
         `Confirm with this link:\n${verifyUrl}\n\nIf it was not you, ignore this mail: nothing more will be sent.\n`,
+    };
+  }
+  const footer =
+    `Status page: ${pageUrl}\n\n` +
+    `You get this mail because you subscribed to ${page.document.name} status. Unsubscribe: ${unsubscribeUrl}\n`;
+  // RFC 8058: mail programs offer a one-click unsubscribe that POSTs to this address.
+  const headers = {
+    'List-Unsubscribe': `<${unsubscribeUrl}>`,
+    'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
+  };
+  if (row.kind === 'MAINTENANCE') {
+    const [update] = await db.query<{
+      window_id: string;
+      maintenance_id: string;
+      status: string;
+      description: string;
+    }>('SELECT window_id, maintenance_id, status, description FROM maintenance_updates WHERE id = $1', [
+      row.update_id,
+    ]);
+    const window = update && (await maintenanceStore(db).get(row.account_id, update.window_id));
+    const span = window && occurrence(window.document, Number(update.maintenance_id));
+    if (!update || !window || !span) return null;
+    return {
+      ...base,
+      subject: `[${page.document.name}] Maintenance ${window.document.name}: ${words(update.status)}`,
+      text:
+        `${window.document.name}: ${span.startsAt.toISOString()} – ${span.endsAt.toISOString()}\n\n` +
+        `${words(update.status)}: ${update.description}\n\n${footer}`,
+      headers,
     };
   }
   const incident = await getIncident(db, row.account_id, row.incident_id ?? '');

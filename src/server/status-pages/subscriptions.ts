@@ -1,6 +1,9 @@
 import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { maintenanceTagsOf } from '../maintenance/active.js';
+import { loadChecks } from '../sessions/checks.js';
 import type { Db } from '../store/db.js';
 import { ResourceStore, type StoredResource } from '../store/resources.js';
+import { feedingChecks } from './feeding.js';
 import { statusPages } from './pages.js';
 import type { SubscriptionDocument } from './schema.js';
 
@@ -13,7 +16,7 @@ export async function enqueueSubscriberMail(
   mail: {
     accountId: string;
     subscriptionId: string;
-    kind: 'VERIFY' | 'INCIDENT';
+    kind: 'VERIFY' | 'INCIDENT' | 'MAINTENANCE';
     incidentId?: string;
     updateId?: string;
   },
@@ -94,35 +97,64 @@ export async function unsubscribe(db: Db, id: string, token: string): Promise<bo
   return subscriptionStore(db).delete(found.accountId, id);
 }
 
-/**
- * Queues a mail about an incident's update to every VERIFIED subscriber of the account's pages that show its
- * service, once per address.
- */
+/** Queues a mail about an update to every VERIFIED subscriber of these pages, once per address. */
+async function enqueueToSubscribersOf(
+  tx: Db,
+  accountId: string,
+  pageIds: readonly string[],
+  mail: { kind: 'INCIDENT' | 'MAINTENANCE'; incidentId?: string; updateId: string },
+  now: Date,
+): Promise<void> {
+  const told = new Set<string>();
+  for (const statusPageId of pageIds) {
+    for (const s of await subscriptionStore(tx).list(accountId, { statusPageId })) {
+      if (s.document.status !== 'VERIFIED' || told.has(s.document.address.toLowerCase())) continue;
+      told.add(s.document.address.toLowerCase());
+      await enqueueSubscriberMail(tx, { accountId, subscriptionId: s.id, ...mail }, now);
+    }
+  }
+}
+
+/** The account's pages that show any of these services. */
+async function pagesShowing(tx: Db, accountId: string, serviceIds: ReadonlySet<string>): Promise<string[]> {
+  return (await statusPages(tx).list(accountId))
+    .filter((p) => p.document.cards.some((card) => card.services.some((s) => serviceIds.has(s.id))))
+    .map((p) => p.id);
+}
+
+/** Queues a mail about an incident's update to the verified subscribers of the pages that show its service. */
 export async function enqueueIncidentMails(
   tx: Db,
   accountId: string,
   incident: { id: string; serviceId: string; updateId: string },
   now: Date,
 ): Promise<void> {
-  const pages = (await statusPages(tx).list(accountId)).filter((p) =>
-    p.document.cards.some((card) => card.services.some((s) => s.id === incident.serviceId)),
-  );
-  const told = new Set<string>();
-  for (const page of pages) {
-    for (const s of await subscriptionStore(tx).list(accountId, { statusPageId: page.id })) {
-      if (s.document.status !== 'VERIFIED' || told.has(s.document.address.toLowerCase())) continue;
-      told.add(s.document.address.toLowerCase());
-      await enqueueSubscriberMail(
-        tx,
-        {
-          accountId,
-          subscriptionId: s.id,
-          kind: 'INCIDENT',
-          incidentId: incident.id,
-          updateId: incident.updateId,
-        },
-        now,
-      );
-    }
+  const pages = await pagesShowing(tx, accountId, new Set([incident.serviceId]));
+  const mail = { kind: 'INCIDENT' as const, incidentId: incident.id, updateId: incident.updateId };
+  await enqueueToSubscribersOf(tx, accountId, pages, mail, now);
+}
+
+/**
+ * Queues a mail about a maintenance's update to the verified subscribers of the pages that show a service whose
+ * checks the window's tags cover (as the pages show the maintenance).
+ */
+export async function enqueueMaintenanceMails(
+  tx: Db,
+  accountId: string,
+  maintenance: { tags: readonly string[]; updateId: string },
+  now: Date,
+): Promise<void> {
+  const covered = new Set<string>();
+  for (const [serviceId, checks] of feedingChecks(await loadChecks(tx, { accountId, activatedOnly: true }))) {
+    if (checks.some((c) => maintenanceTagsOf(c).some((t) => maintenance.tags.includes(t))))
+      covered.add(serviceId);
   }
+  const pages = await pagesShowing(tx, accountId, covered);
+  await enqueueToSubscribersOf(
+    tx,
+    accountId,
+    pages,
+    { kind: 'MAINTENANCE', updateId: maintenance.updateId },
+    now,
+  );
 }

@@ -61,6 +61,24 @@ describe.each(STORES)('public status pages (%s)', (store) => {
       endsAt: new Date(starts.getTime() + HOUR).toISOString(),
     });
     expect(window.status).toBe(201);
+    const update = await server.api(
+      'POST',
+      `/v1/maintenance-windows/${window.body.id}/maintenances/0/updates`,
+      {
+        description: 'The database moves to PostgreSQL 17; the API is read-only for an hour.',
+      },
+    );
+    expect(update.status).toBe(201);
+    expect(update.body.updates).toEqual([
+      expect.objectContaining({
+        maintenanceWindowId: window.body.id,
+        maintenanceId: '0',
+        status: 'SCHEDULED',
+        previousStatus: 'SCHEDULED',
+        previousStartsAt: starts.toISOString(),
+        notifySubscribers: false,
+      }),
+    ]);
     await server.api('POST', '/v1/status-pages/incidents', {
       serviceId: checkout,
       name: 'Slow payments',
@@ -124,6 +142,7 @@ describe.each(STORES)('public status pages (%s)', (store) => {
         has: page.getByRole('heading', { name: 'Maintenance' }),
       });
       expect(await maintenance.textContent()).toContain('Database upgrade (Scheduled)');
+      expect(await maintenance.textContent()).toContain('Scheduled – The database moves to PostgreSQL 17');
       expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(375);
 
       await page.addScriptTag({ content: axeSource });

@@ -154,4 +154,40 @@ describe.each(STORES)('subscribers of a status page, by e-mail (%s)', (store) =>
     const subjects = (await mailsTo('erin@example.test')).slice(1).map((m) => m.subject);
     expect(subjects).toEqual(['[Acme] API is down: Investigating', '[Acme] API is down: Resolved']);
   });
+
+  it('mails subscribers an update to a maintenance over the checks of a page’s service', async () => {
+    await subscribed('fay@example.test');
+    await bench.check([], {
+      activated: true,
+      tags: ['database'],
+      triggerIncident: { serviceId, name: 'DB', description: 'DB.', notifySubscribers: false },
+    });
+    const starts = new Date(bench.clock.now().getTime() + 86_400_000);
+    const window = await server.api('POST', '/v1/maintenance-windows', {
+      name: 'Database upgrade',
+      tags: ['database'],
+      startsAt: starts.toISOString(),
+      endsAt: new Date(starts.getTime() + 3_600_000).toISOString(),
+    });
+    const posted = await server.api(
+      'POST',
+      `/v1/maintenance-windows/${window.body.id}/maintenances/0/updates`,
+      {
+        description: 'The API is read-only for an hour.',
+        notifySubscribers: true,
+      },
+    );
+    expect(posted.status).toBe(201);
+    const [, mail] = await mailsTo('fay@example.test');
+    expect(mail?.subject).toBe('[Acme] Maintenance Database upgrade: Scheduled');
+    expect(mail?.text).toContain('Scheduled: The API is read-only for an hour.');
+    const missing = await server.api(
+      'POST',
+      `/v1/maintenance-windows/${window.body.id}/maintenances/x/updates`,
+      {
+        description: 'x',
+      },
+    );
+    expect(missing.status).toBe(404);
+  });
 });

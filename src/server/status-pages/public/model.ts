@@ -1,8 +1,10 @@
 import { maintenanceStore, maintenanceTagsOf } from '../../maintenance/active.js';
 import { maintenancesFrom } from '../../maintenance/occurrences.js';
-import { loadChecks, type StoredRunnableCheck } from '../../sessions/checks.js';
+import { updatesOf } from '../../maintenance/updates.js';
+import { loadChecks } from '../../sessions/checks.js';
 import type { Db } from '../../store/db.js';
 import { toNumber } from '../../store/rows.js';
+import { feedingChecks } from '../feeding.js';
 import type { Incident } from '../incident-schema.js';
 import { listIncidents } from '../incidents.js';
 import type { StatusPageDocument } from '../schema.js';
@@ -38,6 +40,8 @@ export interface PublicMaintenance {
   endsAt: string;
   status: 'SCHEDULED' | 'IN_PROGRESS' | 'COMPLETED';
   services: string[];
+  /** Oldest first. */
+  updates: { status: string; description: string; created_at: string }[];
 }
 
 export interface PublicPage {
@@ -52,17 +56,6 @@ export interface PublicPage {
 }
 
 const dayOf = (time: Date | number) => new Date(time).toISOString().slice(0, 10);
-
-/** The checks that feed each service: those whose `triggerIncident` names it. */
-export function feedingChecks(checks: readonly StoredRunnableCheck[]): Map<string, StoredRunnableCheck[]> {
-  const byService = new Map<string, StoredRunnableCheck[]>();
-  for (const check of checks) {
-    const serviceId = (check.definition.triggerIncident as { serviceId?: unknown } | undefined)?.serviceId;
-    if (typeof serviceId !== 'string') continue;
-    byService.set(serviceId, [...(byService.get(serviceId) ?? []), check]);
-  }
-  return byService;
-}
 
 /** Runs and failures per check and day over the window: day rollups, and today's closed hours. */
 export async function dailyCounts(
@@ -119,6 +112,11 @@ export async function publicPageOf(
   );
 
   const windows = await maintenanceStore(db).list(accountId);
+  const updates = await updatesOf(
+    db,
+    accountId,
+    windows.map((w) => w.id),
+  );
   const maintenances: PublicMaintenance[] = [];
   const inMaintenance = new Set<string>();
   for (const window of windows) {
@@ -126,7 +124,13 @@ export async function publicPageOf(
       (feeding.get(id) ?? []).some((c) => maintenanceTagsOf(c).some((t) => window.document.tags.includes(t))),
     );
     if (covered.length === 0) continue;
-    for (const m of maintenancesFrom(window, new Date(now.getTime() - COMPLETED_MAINTENANCE_MS), 3, now)) {
+    for (const m of maintenancesFrom(
+      window,
+      new Date(now.getTime() - COMPLETED_MAINTENANCE_MS),
+      3,
+      now,
+      updates,
+    )) {
       if (m.status === 'IN_PROGRESS') for (const id of covered) inMaintenance.add(id);
       maintenances.push({
         name: window.document.name,
@@ -134,6 +138,11 @@ export async function publicPageOf(
         endsAt: m.endsAt,
         status: m.status,
         services: covered.map((id) => names.get(id) as string),
+        updates: m.updates.map((u) => ({
+          status: u.status,
+          description: u.description,
+          created_at: u.created_at,
+        })),
       });
     }
   }

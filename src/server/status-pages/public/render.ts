@@ -23,7 +23,7 @@ a{color:var(--maint)}.muted{color:var(--muted)}.banner{border-radius:.4rem;paddi
 .bars .ok{background:var(--ok)}.bars .warn{background:var(--warn)}.bars .bad{background:var(--bad)}
 .incident{border-left:4px solid var(--bad);padding:.2rem 0 .2rem .8rem;margin:1rem 0}.incident.RESOLVED{border-color:var(--line)}
 .incident ol{list-style:none;padding:0;margin:.3rem 0}.incident li{margin:.3rem 0}
-.maintenance{border-left:4px solid var(--maint);padding:.2rem 0 .2rem .8rem;margin:1rem 0}
+.maintenance{border-left:4px solid var(--maint);padding:.2rem 0 .2rem .8rem;margin:1rem 0}.updates{list-style:none;padding:0;margin:.3rem 0}
 .subscribe{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center;margin:1rem 0}.subscribe label{width:100%;color:var(--fg)}
 .subscribe input{flex:1;min-width:12rem;padding:.5rem;font:inherit;color:var(--fg);background:var(--bg);border:1px solid var(--muted);border-radius:.3rem}
 .subscribe button{padding:.5rem 1rem;font:inherit;color:#fff;background:var(--maint);border:0;border-radius:.3rem;cursor:pointer}
@@ -102,6 +102,7 @@ const INCIDENT = `<article class="incident {{status}}" id="incident-{{id}}">
 const MAINTENANCE = `<article class="maintenance">
 <h3>{{name}} <span class="muted">({{statusText}})</span></h3>
 <p><time datetime="{{startsAt}}">{{startsText}}</time> – <time datetime="{{endsAt}}">{{endsText}}</time> · {{servicesText}}</p>
+{{#if updates.length}}<ol class="updates">{{#each updates}}<li><strong>{{statusText}}</strong> – {{description}} <time class="muted" datetime="{{created_at}}">{{when}}</time></li>{{/each}}</ol>{{/if}}
 </article>`;
 
 /** A page's short answer to a reader's action (subscribed, verified, unsubscribed), in the page's style. */
@@ -174,6 +175,9 @@ export function renderStatusPage(model: PublicPage, base: string): string {
     startsText: when(m.startsAt),
     endsText: when(m.endsAt),
     servicesText: m.services.join(', '),
+    updates: [...m.updates]
+      .reverse()
+      .map((u) => ({ ...u, statusText: words(u.status), when: when(u.created_at) })),
   });
   return page({
     ...model,

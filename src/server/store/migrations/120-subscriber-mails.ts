@@ -13,7 +13,7 @@ CREATE TABLE subscriber_mails (
   seq bigint GENERATED ALWAYS AS IDENTITY,
   account_id text NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
   subscription_id text NOT NULL,
-  kind text NOT NULL CHECK (kind IN ('VERIFY', 'INCIDENT')),
+  kind text NOT NULL CHECK (kind IN ('VERIFY', 'INCIDENT', 'MAINTENANCE')),
   incident_id text,
   update_id text,
   status text NOT NULL DEFAULT 'PENDING' CHECK (status IN ('PENDING', 'SENT', 'FAILED', 'DROPPED')),

@@ -11,6 +11,7 @@ import { cancelRequests } from './090-cancel-requests.js';
 import { heartbeatMonitors } from './100-heartbeat-monitors.js';
 import { incidents } from './110-incidents.js';
 import { subscriberMails } from './120-subscriber-mails.js';
+import { maintenanceUpdates } from './130-maintenance-updates.js';
 
 export interface Migration {
   name: string;
@@ -36,4 +37,5 @@ export const MIGRATIONS: readonly Migration[] = [
   heartbeatMonitors,
   incidents,
   subscriberMails,
+  maintenanceUpdates,
 ];
