@@ -1,7 +1,7 @@
 import { loadChecks } from '../sessions/checks.js';
 import { effectiveCheck } from '../sessions/effective.js';
 import { feedingChecks } from '../status-pages/feeding.js';
-import { dailyCounts, publicPageOf } from '../status-pages/public/model.js';
+import { dailyCounts, publicPageOf, uptimeOf } from '../status-pages/public/model.js';
 import type { ServiceState } from '../status-pages/public/states.js';
 import type { Db } from '../store/db.js';
 import { findResourceAnyAccount } from '../store/resources.js';
@@ -12,10 +12,7 @@ const DAY_MS = 86_400_000;
 /** Percent of runs that did not fail over the last `days` UTC days (today's closed hours included). */
 async function uptimeOver(db: Db, accountId: string, checkIds: readonly string[], days: number, now: Date) {
   const from = new Date(Math.floor(now.getTime() / DAY_MS) * DAY_MS - (days - 1) * DAY_MS);
-  const counts = await dailyCounts(db, accountId, checkIds, from, now);
-  const runs = counts.reduce((sum, c) => sum + c.count, 0);
-  const failures = counts.reduce((sum, c) => sum + c.failures, 0);
-  return runs === 0 ? null : Math.round(((runs - failures) / runs) * 10_000) / 100;
+  return uptimeOf(await dailyCounts(db, accountId, checkIds, from, now));
 }
 
 /** A check's badge facts by its id alone (badges are public, like Checkly's): null for an unknown check. */

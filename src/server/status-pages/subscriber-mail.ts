@@ -6,6 +6,7 @@ import type { Db } from '../store/db.js';
 import { getIncident } from './incidents.js';
 import { statusPages } from './pages.js';
 import { subscriptionStore } from './subscriptions.js';
+import { spoken as words } from './words.js';
 
 /** Mails claimed per pass; each claim holds its rows this long, so a replica that dies mid-send frees them. */
 const BATCH = 20;
@@ -28,8 +29,6 @@ interface MailRow {
   update_id: string | null;
   attempts: number;
 }
-
-const words = (value: string) => value.charAt(0) + value.slice(1).toLowerCase().replaceAll('_', ' ');
 
 /** The mail of one row as it reads now; null when its subscription, page or incident is gone. */
 async function compose(

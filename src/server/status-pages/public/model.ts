@@ -57,6 +57,13 @@ export interface PublicPage {
 
 const dayOf = (time: Date | number) => new Date(time).toISOString().slice(0, 10);
 
+/** Percent of these runs that did not fail (two decimals); null without runs. */
+export function uptimeOf(counts: readonly { count: number; failures: number }[]): number | null {
+  const runs = counts.reduce((sum, c) => sum + c.count, 0);
+  const failures = counts.reduce((sum, c) => sum + c.failures, 0);
+  return runs === 0 ? null : Math.round(((runs - failures) / runs) * 10_000) / 100;
+}
+
 /** Runs and failures per check and day over the window: day rollups, and today's closed hours. */
 export async function dailyCounts(
   db: Db,
@@ -153,19 +160,13 @@ export async function publicPageOf(
     const days: UptimeDay[] = [];
     for (let day = from.getTime(); day <= now.getTime(); day += DAY_MS) {
       const date = dayOf(day);
-      const ofDay = counts.filter((c) => c.day === date && own.has(c.check_id));
-      const runs = ofDay.reduce((sum, c) => sum + c.count, 0);
-      const failures = ofDay.reduce((sum, c) => sum + c.failures, 0);
       days.push({
         date,
-        uptime: runs === 0 ? null : Math.round(((runs - failures) / runs) * 10_000) / 100,
+        uptime: uptimeOf(counts.filter((c) => c.day === date && own.has(c.check_id))),
         incidents: incidents.filter((i) => i.serviceId === id && dayOf(new Date(i.created_at)) === date)
           .length,
       });
     }
-    const all = counts.filter((c) => own.has(c.check_id));
-    const runs = all.reduce((sum, c) => sum + c.count, 0);
-    const failures = all.reduce((sum, c) => sum + c.failures, 0);
     return {
       id,
       name: names.get(id) as string,
@@ -177,7 +178,7 @@ export async function publicPageOf(
         inMaintenance: inMaintenance.has(id),
       }),
       days,
-      uptime: runs === 0 ? null : Math.round(((runs - failures) / runs) * 10_000) / 100,
+      uptime: uptimeOf(counts.filter((c) => own.has(c.check_id))),
     };
   };
   const services = new Map([...names.keys()].map((id) => [id, serviceOf(id)]));

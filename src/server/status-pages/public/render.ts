@@ -1,4 +1,5 @@
 import Handlebars from 'handlebars';
+import { spoken as words } from '../words.js';
 import type { PublicPage, UptimeDay } from './model.js';
 import { type ServiceState, STATE_LABELS } from './states.js';
 
@@ -135,7 +136,6 @@ export function renderNotice(pageName: string, back: string, title: string, mess
   return notice({ name: pageName, back, title, message, style: PAGE_STYLE });
 }
 
-const words = (value: string) => value.charAt(0) + value.slice(1).toLowerCase().replaceAll('_', ' ');
 const when = (iso: string) => `${iso.slice(0, 16).replace('T', ' ')} UTC`;
 
 const BANNERS: Record<ServiceState, string> = {
