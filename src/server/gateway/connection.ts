@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Duplex } from 'node:stream';
 import type { WebSocket } from 'ws';
 import { type CheckType, isCheckType } from '../../checks/index.js';
 import {
@@ -74,6 +75,8 @@ export class AgentConnection {
 
   constructor(
     private readonly ws: WebSocket,
+    /** The socket under `ws`: corked while a lease's runs are sent, so they leave in one write. */
+    private readonly socket: Pick<Duplex, 'cork' | 'uncork'>,
     readonly auth: ConnectionAuth,
     private readonly deps: GatewayDeps,
     private readonly hooks: {
@@ -200,10 +203,15 @@ export class AgentConnection {
       leaseTtlMs: settings.leaseTtlMs,
     });
     const unsent: string[] = [];
-    for (const run of runs) {
-      this.credits[slotClassOf(run.check_type)] -= 1;
-      if (this.ready && this.send(runMessageOf(run, this.deps.publicUrl))) this.held.add(run.id);
-      else unsent.push(run.id);
+    this.socket.cork();
+    try {
+      for (const run of runs) {
+        this.credits[slotClassOf(run.check_type)] -= 1;
+        if (this.ready && this.send(runMessageOf(run, this.deps.publicUrl))) this.held.add(run.id);
+        else unsent.push(run.id);
+      }
+    } finally {
+      this.socket.uncork();
     }
     if (unsent.length > 0) await releaseRuns(db, this.leaser(), unsent, clock());
     const short = SLOT_CLASSES.every(

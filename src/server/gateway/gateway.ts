@@ -101,7 +101,7 @@ export class Gateway {
     if (this.stopping) throw SHUTTING_DOWN;
     upgrade.socket.removeListener('error', destroyOnError);
     this.wss.handleUpgrade(request, upgrade.socket, upgrade.head, (ws) => {
-      const connection = new AgentConnection(ws, connectionAuth, this.deps, {
+      const connection = new AgentConnection(ws, upgrade.socket, connectionAuth, this.deps, {
         onReady: (ready) => this.replaceEarlier(ready),
         onClosed: (closed) => this.connections.delete(closed),
       });

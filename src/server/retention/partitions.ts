@@ -78,7 +78,9 @@ async function makeDayPartition(db: Db, day: Date): Promise<boolean> {
     ]);
     if (found?.exists) return false;
     const end = new Date(day.getTime() + DAY_MS);
-    await tx.exec(`CREATE TABLE ${name} (LIKE check_results INCLUDING DEFAULTS INCLUDING CONSTRAINTS)`);
+    await tx.exec(
+      `CREATE TABLE ${name} (LIKE check_results INCLUDING DEFAULTS INCLUDING CONSTRAINTS INCLUDING COMPRESSION)`,
+    );
     await tx.query(
       `WITH moved AS (DELETE FROM ${DEFAULT_PARTITION} WHERE created_at >= $1 AND created_at < $2 RETURNING *)
        INSERT INTO ${name} SELECT * FROM moved`,

@@ -9,7 +9,6 @@ import type { ResultUpload } from '../../protocol/index.js';
 import { enqueueRuns, type NewRun } from '../queue/enqueue.js';
 import type { RunEffects } from '../queue/events.js';
 import type { RunRow } from '../queue/run.js';
-import { finishRuns } from '../queue/sweep.js';
 import type { Db } from '../store/db.js';
 import { finishSessionsIfDone, type OnSessionsFinished } from './finish.js';
 import { retryLocation } from './locations.js';
@@ -32,8 +31,9 @@ interface Decided extends FirstCopy {
 }
 
 /**
- * Stores first copies (FINAL, or ATTEMPT followed by a retry run when the retry strategy says so), ends their runs,
- * enqueues their retries and ends the sessions that have no open run left: a few statements for any number.
+ * Stores first copies (FINAL, or ATTEMPT followed by a retry run when the retry strategy says so), ending their
+ * runs in the same write, enqueues their retries and ends the sessions that have no open run left: a few
+ * statements for any number.
  */
 export async function recordFirstCopies(
   tx: Db,
@@ -53,14 +53,8 @@ export async function recordFirstCopies(
       status,
       resultType: retry ? 'ATTEMPT' : 'FINAL',
       now,
+      endsRun: true,
     })),
-  );
-  await finishRuns(
-    tx,
-    decided.map((d) => d.run.id),
-    'done',
-    now,
-    null,
   );
   await enqueueRetries(tx, decided, effects);
   const saved = decided.map(({ session, run, status }, index) => {

@@ -16,6 +16,8 @@ export interface ResultToSave {
   status: SessionStatus;
   resultType: 'FINAL' | 'ATTEMPT';
   now: Date;
+  /** The result ends its run as `done` in the same write (else the caller ends the run). */
+  endsRun?: boolean;
 }
 
 /**
@@ -52,13 +54,14 @@ export async function saveResults(tx: Db, results: readonly ResultToSave[]): Pro
   }
   await insertResults(
     tx,
-    results.map(({ session, run, status, now }, index) => ({
+    results.map(({ session, run, status, now, endsRun }, index) => ({
       sessionId: session.id,
       accountId: run.account_id,
       runId: run.id,
       status,
       record: records[index] as CheckResult,
       now,
+      endsRun,
     })),
   );
   return records;

@@ -111,6 +111,8 @@ export interface NewResult {
   status: SessionStatus;
   record: CheckResult;
   now: Date;
+  /** The result ends its run (`done`, at `now`) in the same write that stores it. */
+  endsRun?: boolean;
 }
 
 /**
@@ -132,14 +134,20 @@ export async function insertResults(tx: Db, results: readonly NewResult[]): Prom
     location: r.record.runLocation,
     response_time: r.record.responseTime,
     created_at: r.now.toISOString(),
+    ends_run: r.endsRun === true,
   }));
   const inserted = await tx.query<{ run_id: string }>(
     `WITH given AS (
        SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(
          id text, session_id text, account_id text, run_id text, result_type text, attempt int, record jsonb,
-         status text, location text, response_time double precision, created_at timestamptz)),
+         status text, location text, response_time double precision, created_at timestamptz, ends_run boolean)),
      claimed AS (
-       UPDATE runs SET result_id = given.id FROM given
+       UPDATE runs SET result_id = given.id,
+              status = CASE WHEN given.ends_run THEN 'done' ELSE runs.status END,
+              finished_at = CASE WHEN given.ends_run THEN given.created_at ELSE runs.finished_at END,
+              reason = CASE WHEN given.ends_run THEN NULL ELSE runs.reason END,
+              lease_expires_at = CASE WHEN given.ends_run THEN NULL ELSE runs.lease_expires_at END
+         FROM given
         WHERE runs.id = given.run_id AND runs.result_id IS NULL RETURNING runs.id)
      INSERT INTO check_results (id, session_id, account_id, run_id, result_type, attempt, record, status, location,
                                 response_time, created_at)

@@ -12,6 +12,7 @@ import { heartbeatMonitors } from './100-heartbeat-monitors.js';
 import { incidents } from './110-incidents.js';
 import { subscriberMails } from './120-subscriber-mails.js';
 import { maintenanceUpdates } from './130-maintenance-updates.js';
+import { leanRunWrites } from './140-lean-run-writes.js';
 
 export interface Migration {
   name: string;
@@ -38,4 +39,5 @@ export const MIGRATIONS: readonly Migration[] = [
   incidents,
   subscriberMails,
   maintenanceUpdates,
+  leanRunWrites,
 ];
