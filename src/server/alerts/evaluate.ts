@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { type RunSource, SSL_ALERT_MAX_DAYS } from '../../checks/index.js';
 import { activeMaintenance, maintenanceTagsOf, matchesAny } from '../maintenance/active.js';
 import { loadChecks, type StoredRunnableCheck } from '../sessions/checks.js';
-import { effectiveCheck } from '../sessions/effective.js';
+import { effectiveCheck, isMuted } from '../sessions/effective.js';
 import type { FinishedSession } from '../sessions/finish.js';
 import type { ResultRow, SessionRow } from '../sessions/store.js';
 import type { Db } from '../store/db.js';
@@ -64,9 +64,7 @@ async function alertingChecks(
     [accountId],
   );
   const groupOf = (stored: StoredRunnableCheck) => stored.group as Record<string, unknown> | null;
-  const mutedOf = (stored: StoredRunnableCheck) =>
-    stored.definition.muted === true || groupOf(stored)?.muted === true;
-  const silencedTags = checks.every(mutedOf)
+  const silencedTags = checks.every(isMuted)
     ? new Set<string>()
     : (await activeMaintenance(db, accountId, now)).silencedTags;
   return new Map(
@@ -85,7 +83,7 @@ async function alertingChecks(
         },
         settings: effectiveAlertSettings(stored.definition, group, account?.alert_settings),
         runParallel: effectiveCheck(stored).runParallel,
-        silenced: mutedOf(stored) || matchesAny(maintenanceTagsOf(stored), silencedTags),
+        silenced: isMuted(stored) || matchesAny(maintenanceTagsOf(stored), silencedTags),
       };
       return [stored.id, check];
     }),

@@ -82,30 +82,45 @@ async function nextHourWithResults(tx: Db, after: Date, closedUntil: Date): Prom
  */
 async function rollUpHour(tx: Db, hour: Date): Promise<number> {
   await tx.query(`DELETE FROM check_rollups WHERE resolution = 'hour' AND period_start = $1`, [hour]);
-  const key = `CASE WHEN r.status IN ('PASSED', 'DEGRADED', 'FAILED') THEN ${bucketSql(RESPONSE_TIME)} END`;
   const [made] = await tx.query<{ n: number | string }>(
-    `WITH buckets AS (
-       SELECT r.account_id, s.check_id, r.location, ${key} AS key, count(*)::integer AS n,
-              count(*) FILTER (WHERE r.status IN ('FAILED', 'TIMED_OUT'))::integer AS failures,
-              count(*) FILTER (WHERE r.status = 'DEGRADED')::integer AS degraded
-         FROM check_results r JOIN check_sessions s ON s.id = r.session_id
-        WHERE r.created_at >= $1 AND r.created_at < $2 AND r.result_type = 'FINAL' AND r.status <> 'CANCELLED'
-          AND NOT (s.run_source = ANY($3::text[]))
-        GROUP BY 1, 2, 3, 4
-     ), made AS (
+    `WITH histograms AS (${resultHistogramsSql({ period: '$1::timestamptz' })}),
+     made AS (
        INSERT INTO check_rollups (account_id, check_id, location, resolution, period_start, count, failures,
                                   degraded, rt_keys, rt_counts)
-       SELECT account_id, check_id, location, 'hour', $1, sum(n)::integer, sum(failures)::integer,
-              sum(degraded)::integer,
-              coalesce(array_agg(key ORDER BY key) FILTER (WHERE key IS NOT NULL), '{}'),
-              coalesce(array_agg(n ORDER BY key) FILTER (WHERE key IS NOT NULL), '{}')
-         FROM buckets GROUP BY account_id, check_id, location
+       SELECT account_id, check_id, location, 'hour', period_start, count, failures, degraded, rt_keys, rt_counts
+         FROM histograms
        RETURNING 1
      )
      SELECT count(*) AS n FROM made`,
     [hour, new Date(hour.getTime() + HOUR_MS), UNRECORDED_SOURCES],
   );
   return Number(made?.n ?? 0);
+}
+
+/**
+ * SQL for what a rollup holds, computed from raw results: per account, check, location and period, the count,
+ * failures, degraded and the response-time histogram of FINAL results recorded in [$1, $2) (CANCELLED ones
+ * measured nothing and are left out; so are sessions whose run source is in $3::text[]). Percentiles count the
+ * runs that measured a response: PASSED, DEGRADED and FAILED. `period` is the SQL of a result's period start
+ * (of `r.created_at`); `where` narrows the results further (e.g. to an account, with its own parameters).
+ */
+export function resultHistogramsSql(options: { period: string; where?: string }): string {
+  const key = `CASE WHEN r.status IN ('PASSED', 'DEGRADED', 'FAILED') THEN ${bucketSql(RESPONSE_TIME)} END`;
+  return `WITH buckets AS (
+       SELECT r.account_id, s.check_id, r.location, ${options.period} AS period_start, ${key} AS key,
+              count(*)::integer AS n,
+              count(*) FILTER (WHERE r.status IN ('FAILED', 'TIMED_OUT'))::integer AS failures,
+              count(*) FILTER (WHERE r.status = 'DEGRADED')::integer AS degraded
+         FROM check_results r JOIN check_sessions s ON s.id = r.session_id
+        WHERE r.created_at >= $1 AND r.created_at < $2 AND r.result_type = 'FINAL' AND r.status <> 'CANCELLED'
+          AND NOT (s.run_source = ANY($3::text[]))${options.where ? ` AND ${options.where}` : ''}
+        GROUP BY 1, 2, 3, 4, 5
+     )
+     SELECT account_id, check_id, location, period_start, sum(n)::integer AS count,
+            sum(failures)::integer AS failures, sum(degraded)::integer AS degraded,
+            coalesce(array_agg(key ORDER BY key) FILTER (WHERE key IS NOT NULL), '{}') AS rt_keys,
+            coalesce(array_agg(n ORDER BY key) FILTER (WHERE key IS NOT NULL), '{}') AS rt_counts
+       FROM buckets GROUP BY account_id, check_id, location, period_start`;
 }
 
 /** The daily rollups of one UTC day: the sums of its hourly rollups (histograms add up bucket by bucket). */

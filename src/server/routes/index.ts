@@ -9,6 +9,7 @@ import { registerBadgeRoutes } from './badges.js';
 import { registerCheckGroupRoutes } from './check-groups.js';
 import { registerCheckRollupRoutes } from './check-rollups.js';
 import { registerCheckSessionRoutes } from './check-sessions.js';
+import { registerCheckStatusRoutes } from './check-statuses.js';
 import { registerCheckRoutes } from './checks.js';
 import { registerClientCertificateRoutes } from './client-certificates.js';
 import { registerCodeBundleRoutes } from './code-bundles.js';
@@ -33,6 +34,7 @@ export function registerRoutes(app: FastifyInstance, context: ServerContext): vo
   registerAccountRoutes(app, context);
   registerCheckRoutes(app, context);
   registerCheckRollupRoutes(app, context);
+  registerCheckStatusRoutes(app, context);
   registerCheckGroupRoutes(app, context);
   registerHeartbeatRoutes(app, context);
   registerTriggerRoutes(app, context);

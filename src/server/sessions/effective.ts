@@ -51,6 +51,11 @@ function withApiDefaults(definition: Json, defaults: Json): Json {
   return { ...definition, request };
 }
 
+/** Whether the check's alerts are muted, by the check or by its group. */
+export function isMuted(stored: Pick<StoredRunnableCheck, 'definition' | 'group'>): boolean {
+  return stored.definition.muted === true || stored.group?.muted === true;
+}
+
 /**
  * Merges a check with its group the way the service does: a group that names locations decides where its checks
  * run (its locations, privateLocations and runParallel replace the check's); a group retry strategy other than
