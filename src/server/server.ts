@@ -89,6 +89,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       failedAuthLimit: options.failedAuthLimit,
       trustProxy: config.trustProxy,
       responseCheck: options.responseCheck,
+      clock: options.runs?.clock,
     });
     cleanups.push(() => app.close());
     const runs = createRunServices({ db, config, log: app.log }, options.runs);

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../common/errors.js';
+import { sessionTokenOf } from '../web-sessions/cookie.js';
 import { bearerOf } from './authenticate.js';
 import { hashKey } from './keys.js';
 
@@ -9,15 +10,27 @@ export interface FailedAuthLimit {
   windowMs: number;
 }
 
-/** Keys and tokens proven valid here lately: a blocked source may still use them (many users behind one NAT). */
+/** Keys, tokens and sessions proven valid here lately: a blocked source may still use them (many users behind one NAT). */
 const KNOWN_VALID_MAX = 10_000;
 
-/** The credential a request carries: its bearer key, or the token in the path of a keyless route. */
-function credentialOf(request: FastifyRequest): string | null {
-  const key = bearerOf(request);
+/** The API key in the body of a sign-in route (`config.signIn`), once the body is parsed. */
+function signInKeyOf(request: FastifyRequest): string | null {
+  if (!request.routeOptions.config.signIn) return null;
+  const key = (request.body as { apiKey?: unknown } | undefined)?.apiKey;
+  return typeof key === 'string' && key !== '' ? key : null;
+}
+
+/**
+ * The credential a request carries: its bearer key, the key it signs in with, the token in the path of a keyless
+ * route, or the web app's session cookie.
+ */
+export function credentialOf(request: FastifyRequest): string | null {
+  const key = bearerOf(request) ?? signInKeyOf(request);
   if (key) return `key:${hashKey(key)}`;
   const token = (request.params as { token?: unknown } | undefined)?.token;
-  return typeof token === 'string' && token !== '' ? `token:${hashKey(token)}` : null;
+  if (typeof token === 'string' && token !== '') return `token:${hashKey(token)}`;
+  const session = sessionTokenOf(request);
+  return session ? `session:${hashKey(session)}` : null;
 }
 
 /** Whether an answer means the credential was wrong: 401, or a keyless route's 404 for an unknown token. */
@@ -29,8 +42,9 @@ function failedAuthentication(request: FastifyRequest, status: number): boolean 
 
 /**
  * Limits failed authentication per source (`request.ip`; behind a proxy, see TRUST_PROXY): after `max` invalid keys
- * or unknown tokens in a window, the source's requests are answered 429 with Retry-After before any key is looked
- * up — except those with a key or token proven valid lately, so one source's guessing never locks out others.
+ * (as bearer or to sign in), unknown tokens or ended session cookies in a window, the source's requests are answered
+ * 429 with Retry-After before any key is looked up — except those with a key, token or session proven valid lately,
+ * so one source's guessing never locks out others.
  */
 export function registerFailedAuthLimit(app: FastifyInstance, limit: FailedAuthLimit): void {
   const failures = new Map<string, { count: number; resetAt: number }>();
@@ -46,7 +60,7 @@ export function registerFailedAuthLimit(app: FastifyInstance, limit: FailedAuthL
     return window;
   };
 
-  app.addHook('onRequest', async (request) => {
+  const refuseBlockedSource = (request: FastifyRequest) => {
     const credential = credentialOf(request);
     if (!credential || knownValid.has(credential)) return;
     const now = Date.now();
@@ -59,6 +73,14 @@ export function registerFailedAuthLimit(app: FastifyInstance, limit: FailedAuthL
       { retryAfterSeconds: seconds },
       { 'retry-after': String(seconds) },
     );
+  };
+
+  app.addHook('onRequest', async (request) => {
+    if (!request.routeOptions.config.signIn) refuseBlockedSource(request);
+  });
+  // A sign-in's key is in its body, which is parsed after onRequest.
+  app.addHook('preValidation', async (request) => {
+    if (request.routeOptions.config.signIn) refuseBlockedSource(request);
   });
 
   app.addHook('onResponse', async (request, reply) => {

@@ -1,9 +1,10 @@
+import cookie from '@fastify/cookie';
 import rateLimit from '@fastify/rate-limit';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
-import { bearerOf, registerAuth } from '../auth/authenticate.js';
-import { type FailedAuthLimit, registerFailedAuthLimit } from '../auth/failed-auth.js';
-import { hashKey } from '../auth/keys.js';
+import { registerAuth } from '../auth/authenticate.js';
+import { credentialOf, type FailedAuthLimit, registerFailedAuthLimit } from '../auth/failed-auth.js';
 import { ApiError, DomainError, errorBody } from '../common/errors.js';
+import { type Clock, systemClock } from '../queue/clock.js';
 import type { Db } from '../store/db.js';
 import { apiErrorOf } from './domain-errors.js';
 import { registerJsonBodyParser } from './json-body.js';
@@ -23,6 +24,8 @@ export interface AppOptions {
   trustProxy?: boolean | string[];
   /** Whether an answer that does not match its documented schema fails (tests) or is logged (default). */
   responseCheck?: ResponseCheck;
+  /** The time web-app sessions expire by: the server's clock (tests move it). */
+  clock?: Clock;
 }
 
 /** Largest JSON body accepted (check scripts and certificates fit easily). */
@@ -79,17 +82,15 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
     reply.code(404).send(errorBody(404, `Route ${request.method} ${request.url.split('?')[0]} not found`));
   });
 
+  // Parsed first: the limits and authentication read the web app's session cookie.
+  await app.register(cookie);
   const limit = options.rateLimit ?? { max: 600, windowMs: 60_000 };
   await app.register(rateLimit, {
     max: limit.max,
     timeWindow: limit.windowMs,
-    // Per key; a keyless route (heartbeat ping, trigger URL) per token, so one busy token starves no other one.
-    keyGenerator: (request) => {
-      const key = bearerOf(request);
-      if (key) return `key:${hashKey(key)}`;
-      const token = (request.params as { token?: unknown } | undefined)?.token;
-      return typeof token === 'string' && token !== '' ? `token:${hashKey(token)}` : `ip:${request.ip}`;
-    },
+    // Per key (or session); a keyless route (heartbeat ping, trigger URL) per token, so one busy token starves no
+    // other one.
+    keyGenerator: (request) => credentialOf(request) ?? `ip:${request.ip}`,
     errorResponseBuilder: (_request, context) => ({
       ...errorBody(
         429,
@@ -101,7 +102,7 @@ export async function createApp(options: AppOptions): Promise<FastifyInstance> {
     }),
   });
   registerFailedAuthLimit(app, options.failedAuthLimit ?? { max: 30, windowMs: 60_000 });
-  registerAuth(app, options.db);
+  registerAuth(app, options.db, { clock: options.clock ?? systemClock, publicUrl: options.publicUrl });
 
   app.get('/openapi.json', { config: { auth: 'none' } }, async () =>
     openApiDocument(app.routeRegistry.routes, { version: options.version, serverUrl: options.publicUrl }),

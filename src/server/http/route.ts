@@ -122,6 +122,8 @@ declare module 'fastify' {
   }
   interface FastifyContextConfig {
     auth?: AuthKind | 'none';
+    /** A keyless route that takes an API key as `apiKey` in its JSON body (sign-in): failed-auth counts its wrong keys. */
+    signIn?: boolean;
   }
   interface FastifyRequest {
     auth?: AuthContext;

@@ -27,8 +27,12 @@ import { registerTestSessionRoutes } from './test-sessions.js';
 import { registerTriggerRunRoutes } from './trigger-runs.js';
 import { registerTriggerRoutes } from './triggers.js';
 import { registerVariableRoutes } from './variables.js';
+import { registerWebSessionRoutes } from './web-sessions.js';
 
-/** Every route module of the public API and the agent gateway, the Prometheus metrics and the health probes. */
+/**
+ * Every route module of the public API and the agent gateway, the Prometheus metrics, the health probes and the web
+ * app's sign-in.
+ */
 export function registerRoutes(app: FastifyInstance, context: ServerContext): void {
   registerLocationRoutes(app);
   registerAccountRoutes(app, context);
@@ -57,4 +61,5 @@ export function registerRoutes(app: FastifyInstance, context: ServerContext): vo
   registerAgentResultRoutes(app, context);
   registerMetricsRoute(app, context);
   registerHealthRoutes(app, context);
+  registerWebSessionRoutes(app, context);
 }

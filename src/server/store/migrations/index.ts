@@ -13,6 +13,7 @@ import { incidents } from './110-incidents.js';
 import { subscriberMails } from './120-subscriber-mails.js';
 import { maintenanceUpdates } from './130-maintenance-updates.js';
 import { leanRunWrites } from './140-lean-run-writes.js';
+import { webSessions } from './150-web-sessions.js';
 
 export interface Migration {
   name: string;
@@ -40,4 +41,5 @@ export const MIGRATIONS: readonly Migration[] = [
   subscriberMails,
   maintenanceUpdates,
   leanRunWrites,
+  webSessions,
 ];
