@@ -22,6 +22,8 @@ COPY package.json package-lock.json ./
 RUN scripts/image/assemble.sh deps
 COPY tsconfig.json tsconfig.build.json ./
 COPY src/ src/
+COPY web/ web/
+COPY scripts/build-web.mjs scripts/
 COPY runtimes/ runtimes/
 RUN scripts/image/assemble.sh app /usr/local/lib/vantage
 

@@ -17,6 +17,7 @@ const BENCHMARKS = [
   'spool-commit.ts',
   'agent-ingest.ts',
   'control-plane.ts',
+  'web-app.ts',
 ];
 const here = fileURLToPath(new URL('.', import.meta.url));
 const missed: string[] = [];

@@ -1,6 +1,6 @@
 /**
- * Before the first test: what the suite can provision itself, it provisions — the script runtimes and check-suite
- * engines of `runtimes/`, from the npm registry (`npm run runtimes`), once. What needs the system is only named:
+ * Before the first test: what the suite can provision itself, it provisions — the web app's build, and the script
+ * runtimes and check-suite engines of `runtimes/`, from the npm registry (`npm run runtimes`), once. What needs the system is only named:
  * the tests that need it skip.
  */
 import { execFileSync } from 'node:child_process';
@@ -18,6 +18,8 @@ function runtimeFolders(runtimesDir: string): string[] {
 }
 
 export default function setup(): void {
+  // The web app's pages are served from its build (dist/web): a quick esbuild run keeps it current.
+  execFileSync(process.execPath, ['scripts/build-web.mjs'], { stdio: ['ignore', 'ignore', 'inherit'] });
   const { runtimesDir } = scriptSettingsFromEnv({});
   const missing = runtimeFolders(runtimesDir).filter((dir) => !existsSync(join(dir, 'node_modules')));
   if (missing.length > 0) {

@@ -198,6 +198,7 @@ export async function devCommand(env: NodeJS.ProcessEnv = process.env): Promise<
   process.stdout.write(
     [
       `Vantage ${version} is running on this machine`,
+      `  web app        ${server.url}/   (sign in with the API key below)`,
       `  API            ${server.url}   (OpenAPI: ${server.url}/openapi.json)`,
       `  account        x-service-account: ${accountId}`,
       `  API key        Authorization: Bearer ${apiKey}`,

@@ -21,7 +21,9 @@ export async function serverCommand(env: NodeJS.ProcessEnv = process.env): Promi
   const server = await startServerOrSay('vantage server', { config, version, logger: log });
   if (!server) return 2;
   const store = config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `PGlite in ${config.dataDir}`;
-  process.stdout.write(`Vantage control plane ${version} listening on ${server.url} (store: ${store})\n`);
+  process.stdout.write(
+    `Vantage control plane ${version} listening on ${server.url} (store: ${store}); web app at ${server.url}/\n`,
+  );
   if (server.bootstrap.apiKey && !config.bootstrapKey) {
     // Printed once, on the first start: the key is stored hashed and cannot be shown again.
     process.stdout.write(

@@ -4,26 +4,15 @@ import { resultHistogramsSql, rolledUpUntil } from '../retention/rollups.js';
 import { UNRECORDED_SOURCES } from '../sessions/results-query.js';
 import type { Db } from '../store/db.js';
 import { iso } from '../store/rows.js';
+import type { Aggregate, AggregateWindow, CheckAggregates, CheckSummary } from './aggregate.js';
 
 /** The windows an aggregate covers, each with the step of its series. */
-export const WINDOWS = {
+export const WINDOWS: Record<AggregateWindow, { ms: number; step: number }> = {
   '1h': { ms: HOUR_MS, step: 60_000 },
   '24h': { ms: DAY_MS, step: HOUR_MS },
   '7d': { ms: 7 * DAY_MS, step: HOUR_MS },
   '30d': { ms: 30 * DAY_MS, step: DAY_MS },
-} as const;
-export type AggregateWindow = keyof typeof WINDOWS;
-
-/** Counts and response-time percentiles of FINAL results (CANCELLED ones left out, as in rollups). */
-export interface Aggregate {
-  count: number;
-  failures: number;
-  degraded: number;
-  /** Share of the results that did not fail (0–1); null when there were none. */
-  successRatio: number | null;
-  /** Milliseconds, within 2 % of the exact value; null when no result measured a response. */
-  responseTime: { p50: number; p95: number; p99: number } | null;
-}
+};
 
 /** The counts and histogram of one check at one location over one step. */
 interface Histogram {
@@ -151,21 +140,6 @@ function groupBy<T>(items: readonly T[], keyOf: (item: T) => string): Map<string
   return groups;
 }
 
-export interface CheckAggregates {
-  checkId: string;
-  window: AggregateWindow;
-  from: string;
-  to: string;
-  /** Milliseconds between the series' points. */
-  stepMs: number;
-  total: Aggregate;
-  locations: (Aggregate & { location: string })[];
-  /** Per step, all locations together, oldest first; steps without results are absent. */
-  series: (Aggregate & { periodStart: string })[];
-  /** Per step and location. */
-  locationSeries: (Aggregate & { periodStart: string; location: string })[];
-}
-
 /** One check's aggregates over a window (whole steps, the last one holding `now`), in total, per location and per step. */
 export async function checkAggregates(
   db: Db,
@@ -197,12 +171,6 @@ export async function checkAggregates(
       .sort((a, b) => a.periodStart - b.periodStart || a.location.localeCompare(b.location))
       .map((h) => ({ periodStart: iso(new Date(h.periodStart)), location: h.location, ...aggregateOf([h]) })),
   };
-}
-
-export interface CheckSummary extends Aggregate {
-  checkId: string;
-  /** Per step, all locations together, oldest first: the median response time, or null for a step without one. */
-  responseTimes: (number | null)[];
 }
 
 /** Every check's aggregate over a window (checks without results in it included), with a median per step. */

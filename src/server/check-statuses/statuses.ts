@@ -1,4 +1,3 @@
-import type { CheckType } from '../../checks/index.js';
 import { soonestExpiry } from '../alerts/session-outcome.js';
 import { loadChecks } from '../sessions/checks.js';
 import { effectiveCheck, isMuted } from '../sessions/effective.js';
@@ -7,47 +6,7 @@ import { isFailure } from '../sessions/status.js';
 import { finalResultsOf, type ResultRow } from '../sessions/store.js';
 import type { Db } from '../store/db.js';
 import { iso } from '../store/rows.js';
-
-/** What a person sees of a check first: paused and muted win over what its runs say. */
-export const CHECK_STATES = ['PASSING', 'DEGRADED', 'FAILING', 'MUTED', 'PAUSED', 'NO_DATA'] as const;
-export type CheckState = (typeof CHECK_STATES)[number];
-type AlertState = 'PASSING' | 'DEGRADED' | 'FAILING';
-
-/**
- * The current status of a check, in the shape of Checkly's `GET /v1/check-statuses` (its fields first), with what
- * the web app's checks page adds: the check's state, type, tags, locations and the session of its last run.
- */
-export interface CheckStatus {
-  name: string;
-  checkId: string;
-  /** The last finished run failed (FAILED or TIMED_OUT at a location). */
-  hasFailures: boolean;
-  /** The last finished run ended on an error rather than only on a failed assertion. */
-  hasErrors: boolean;
-  isDegraded: boolean;
-  /** Of the last run's locations, the slowest and fastest response time in ms (null before the first run). */
-  longestRun: number | null;
-  shortestRun: number | null;
-  lastRunLocation: string | null;
-  /** The id of the last run's result (Checkly calls a result a check run). */
-  lastCheckRunId: string | null;
-  lastCheckSessionId: string | null;
-  lastRunAt: string | null;
-  /** Days the last run's TLS certificate has left, when it made a TLS connection. */
-  sslDaysRemaining: number | null;
-  state: CheckState;
-  /** The alert state (docs/alerting.md); null before the first counted run. */
-  alertState: AlertState | null;
-  checkType: CheckType;
-  /** The check and its group are activated: the scheduler runs it. */
-  activated: boolean;
-  muted: boolean;
-  tags: string[];
-  groupId: number | null;
-  locations: string[];
-  created_at: string;
-  updated_at: string | null;
-}
+import type { AlertState, CheckState, CheckStatus } from './status.js';
 
 interface LastRow {
   check_id: string;

@@ -2,12 +2,18 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { CHECK_TYPES } from '../../checks/index.js';
 import { checkAggregates, checkSummaries, WINDOWS } from '../analytics/aggregates.js';
-import { CHECK_STATES, checkStatuses } from '../check-statuses/statuses.js';
+import { StatusFeed } from '../check-statuses/feed.js';
+import { CHECK_STATES } from '../check-statuses/status.js';
+import { checkStatuses } from '../check-statuses/statuses.js';
 import { getCheck } from '../checks/repository.js';
 import { notFound } from '../common/errors.js';
 import type { ServerContext } from '../context.js';
 import { defineRoute } from '../http/route.js';
 import { stringIdParams } from './params.js';
+
+/** How soon a browser reconnects a dropped stream, and how often an idle stream says it is alive. */
+const SSE_RETRY_MS = 3_000;
+const SSE_KEEP_ALIVE_MS = 15_000;
 
 const checkStatusSchema = z.object({
   name: z.string(),
@@ -84,7 +90,17 @@ const summariesSchema = z.object({
 });
 
 /** What the web app's pages read, in the public API so that scripts can read it too. */
-export function registerCheckStatusRoutes(app: FastifyInstance, { db, runs }: ServerContext): void {
+export function registerCheckStatusRoutes(app: FastifyInstance, { db, runs, log }: ServerContext): void {
+  const feed = new StatusFeed(db, runs.clock, (error) =>
+    log.error({ err: error }, 'the check-status feed failed'),
+  );
+  const streams = new Set<() => void>();
+  // Open streams would hold the server's close until each browser hung up.
+  app.addHook('preClose', async () => {
+    for (const end of streams) end();
+    feed.stop();
+  });
+
   defineRoute(app, {
     method: 'GET',
     path: '/v1/check-statuses',
@@ -93,6 +109,41 @@ export function registerCheckStatusRoutes(app: FastifyInstance, { db, runs }: Se
     auth: 'user',
     responses: { 200: { description: 'Successful', schema: z.array(checkStatusSchema) } },
     handler: async ({ auth }) => checkStatuses(db, auth.accountId),
+  });
+
+  defineRoute(app, {
+    method: 'GET',
+    path: '/v1/check-statuses/events',
+    summary:
+      'Server-sent events: a `status` event with a check’s status each time it changes (runs, alerts, edits)',
+    tag: 'Check statuses',
+    auth: 'user',
+    responses: {
+      200: { description: 'text/event-stream; each `status` event’s data is a check status as JSON' },
+    },
+    handler: async ({ auth, request, reply }) => {
+      reply.hijack();
+      const raw = reply.raw;
+      raw.writeHead(200, {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-store',
+        'x-accel-buffering': 'no',
+      });
+      raw.write(`retry: ${SSE_RETRY_MS}\n\n`);
+      const stop = feed.listen(auth.accountId, (status) => {
+        raw.write(`event: status\ndata: ${JSON.stringify(status)}\n\n`);
+      });
+      // A comment now and then keeps proxies from closing an idle stream.
+      const keepAlive = setInterval(() => raw.write(': keep-alive\n\n'), SSE_KEEP_ALIVE_MS);
+      const end = () => {
+        clearInterval(keepAlive);
+        stop();
+        streams.delete(end);
+        raw.end();
+      };
+      streams.add(end);
+      request.raw.on('close', end);
+    },
   });
 
   defineRoute(app, {

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { ServerContext } from '../context.js';
+import { registerWebApp } from '../web-app/routes.js';
 import { registerAccountRoutes } from './accounts.js';
 import { registerAgentRoutes } from './agent.js';
 import { registerAgentResultRoutes } from './agent-results.js';
@@ -62,4 +63,5 @@ export function registerRoutes(app: FastifyInstance, context: ServerContext): vo
   registerMetricsRoute(app, context);
   registerHealthRoutes(app, context);
   registerWebSessionRoutes(app, context);
+  registerWebApp(app);
 }

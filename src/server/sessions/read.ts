@@ -1,11 +1,12 @@
 import type { CheckSession } from '../../checks/index.js';
 import type { Db } from '../store/db.js';
+import { sessionPagePath } from '../web-app/pages.js';
 import type { TestSessionStatus } from './status.js';
 import { getSession, getTestSession, type SessionRow, sessionResults, testSessionMembers } from './store.js';
 
-/** Where a session can be read (the API path; there is no web app to link to). */
+/** Where a person reads a session: its page in the web app. */
 export function checkSessionLink(publicUrl: string, sessionId: string): string {
-  return `${publicUrl}/v1/check-sessions/${sessionId}`;
+  return `${publicUrl}${sessionPagePath(sessionId)}`;
 }
 
 /** The check-session record of docs/checks.md; status RUNNING and the time so far while it runs. */

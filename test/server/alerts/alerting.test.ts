@@ -44,7 +44,7 @@ describe.each(STORES)('alerting from finished sessions (%s)', (store) => {
       CHECK_TYPE: 'API',
       CHECK_ERROR_MESSAGE: 'connect ECONNREFUSED',
       RUN_LOCATION: 'alerts',
-      RESULT_LINK: `http://127.0.0.1/v1/check-sessions/${failed}`,
+      RESULT_LINK: `http://127.0.0.1/sessions/${failed}`,
     });
     expect(alert.ALERT_TITLE).toContain('is failing');
     await bench.session(check, 'FAILED');

@@ -4,6 +4,7 @@ import WebSocket from 'ws';
 import { AGENT_PATHS } from '../../../src/protocol/index.js';
 import { createApp } from '../../../src/server/http/app.js';
 import { registerRoutes } from '../../../src/server/routes/index.js';
+import { APP_PAGES } from '../../../src/server/web-app/pages.js';
 import { STORES, startTestServer, TEST_PUBLIC_URL, type TestServer } from '../../support/server.js';
 import { type Api, apiOf, createAccount, createPrivateLocation, VALID_CHECKS } from './support.js';
 
@@ -236,8 +237,8 @@ describe.each(STORES)('authentication, isolation, errors and OpenAPI (%s)', (sto
       expect(result.valid).toBe(true);
 
       // What fastify really serves, collected as a fresh app registers the same route modules.
-      // Prometheus's /metrics, the orchestrator's probes and the web app's sign-in are not the API's: left out of
-      // the document on purpose.
+      // Prometheus's /metrics, the orchestrator's probes, the web app's sign-in, pages and assets are not the API's:
+      // left out of the document on purpose.
       const unpublished = [
         'GET /metrics',
         'GET /-/liveness',
@@ -245,6 +246,8 @@ describe.each(STORES)('authentication, isolation, errors and OpenAPI (%s)', (sto
         'POST /app/session',
         'GET /app/session',
         'DELETE /app/session',
+        'GET /assets/*',
+        ...APP_PAGES.map((page) => `GET ${page.replace(/:(\w+)/g, '{$1}')}`),
       ];
       const served = (await servedRoutes(server)).filter((route) => !unpublished.includes(route));
       const documented = Object.entries(document.paths as Record<string, Record<string, unknown>>)

@@ -92,6 +92,38 @@ describe.each(STORES)('check statuses and aggregates (%s)', (store) => {
     expect(mine.responseTimes.filter((t: number | null) => t !== null)).toHaveLength(2);
   });
 
+  it('streams a check’s status as server-sent events when a run changes it', async () => {
+    const check = await bench.check([], { activated: true, name: 'Streamed' });
+    const controller = new AbortController();
+    const answer = await fetch(`${server.url}/v1/check-statuses/events`, {
+      headers: server.headers,
+      signal: controller.signal,
+    });
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('content-type')).toContain('text/event-stream');
+    const reader = (answer.body as ReadableStream<Uint8Array>).getReader();
+    const decoder = new TextDecoder();
+    let text = '';
+    const nextStatus = async (state: string) => {
+      for (;;) {
+        const events = text.split('\n\n').filter((e) => e.startsWith('event: status'));
+        const found = events
+          .map((e) => JSON.parse(e.slice(e.indexOf('data: ') + 6)))
+          .find((s) => s.checkId === check && s.state === state);
+        if (found) return found;
+        const { value, done } = await reader.read();
+        if (done) throw new Error('the stream ended');
+        text += decoder.decode(value);
+      }
+    };
+    await bench.session(check, 'FAILED');
+    expect(await nextStatus('FAILING')).toMatchObject({ name: 'Streamed', hasFailures: true });
+    bench.clock.advance(10_000);
+    await bench.session(check, 'PASSED');
+    expect(await nextStatus('PASSING')).toMatchObject({ hasFailures: false });
+    controller.abort();
+  });
+
   it('answers 404 for an unknown check and 400 naming `window` for a window it does not offer', async () => {
     expect((await server.api('GET', `/v1/check-statuses/${randomUUID()}`)).status).toBe(404);
     expect((await server.api('GET', `/v1/checks/${randomUUID()}/aggregates`)).status).toBe(404);

@@ -79,7 +79,7 @@ describe.each(STORES)('session and location routes (%s)', (store) => {
       const { body } = await server.api('POST', '/v2/check-sessions/trigger', { target: { checkId: [web] } });
       expect(body.checkSessions[0]).toEqual({
         checkSessionId: expect.any(String),
-        checkSessionLink: `${TEST_PUBLIC_URL}/v1/check-sessions/${body.checkSessions[0].checkSessionId}`,
+        checkSessionLink: `${TEST_PUBLIC_URL}/sessions/${body.checkSessions[0].checkSessionId}`,
         checkId: web,
         checkType: 'API',
         name: 'web',

@@ -1,0 +1,183 @@
+/**
+ * The web app as a person uses it, in Debian's Chromium (Playwright) against a real control plane and agent: sign
+ * in with the API key, watch a check turn red live when its target starts failing, open its failed run, run it
+ * now, sign out. Each page passes axe-core (no serious or critical violation) and fits a 375 px screen; the pages
+ * are saved as screenshots for docs/web-app.md.
+ */
+import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { createRequire } from 'node:module';
+import type { AddressInfo } from 'node:net';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findChromium } from '../../src/runtimes/chromium.js';
+import { startTestAgent, type TestAgent } from '../support/agent.js';
+import { apiCheckAt, FAST_RUNS } from '../support/runs.js';
+import { createApiCheck, createLocation, startTestServer, type TestServer } from '../support/server.js';
+
+const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const SCREENSHOTS = new URL('../../docs/images/', import.meta.url);
+const chromiumPath = findChromium(process.env.CHROMIUM_PATH ?? null);
+
+/** A local service whose health answer can be switched to 500. */
+async function switchableTarget(): Promise<{ url: string; fail(on: boolean): void; close(): Promise<void> }> {
+  let failing = false;
+  const server: Server = createServer((_request, response) => {
+    response.writeHead(failing ? 500 : 200, { 'content-type': 'application/json' });
+    response.end(JSON.stringify({ status: failing ? 'down' : 'ok' }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/health`,
+    fail: (on) => {
+      failing = on;
+    },
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** axe-core's serious and critical violations of the page, as "rule: target" lines. */
+async function seriousViolations(page: Page): Promise<string[]> {
+  // Evaluated through the DevTools protocol, which the page's Content-Security-Policy does not govern.
+  await page.evaluate(axeSource);
+  const violations = (await page.evaluate('axe.run().then((r) => r.violations)')) as {
+    id: string;
+    impact: string;
+    nodes: { target: string[] }[];
+  }[];
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+}
+
+async function fitsNarrowScreen(page: Page): Promise<boolean> {
+  return (await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth')) as boolean;
+}
+
+describe.skipIf(!chromiumPath)('the web app in Chromium', { timeout: 180_000 }, () => {
+  let server: TestServer;
+  let agent: TestAgent;
+  let target: Awaited<ReturnType<typeof switchableTarget>>;
+  let browser: Browser;
+  let page: Page;
+  let checkId: string;
+  /** What the browser refused under the app's Content-Security-Policy, or failed to run. */
+  const pageErrors: string[] = [];
+
+  beforeAll(async () => {
+    target = await switchableTarget();
+    server = await startTestServer('pglite', { runs: FAST_RUNS });
+    const location = await createLocation(server, 'office');
+    agent = await startTestAgent({ url: server.url, key: location.key });
+    checkId = await createApiCheck(
+      server,
+      apiCheckAt(target.url, {
+        name: 'Shop health',
+        activated: true,
+        frequency: 0,
+        frequencyOffset: 10,
+        tags: ['shop'],
+        privateLocations: ['office'],
+      }),
+    );
+    browser = await chromium.launch({ executablePath: chromiumPath ?? '/usr/bin/chromium' });
+    page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+    page.on('pageerror', (error) => pageErrors.push(error.message));
+    page.on('console', (message) => {
+      if (/Content Security Policy/i.test(message.text())) pageErrors.push(message.text());
+    });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await agent?.agent.stop();
+    await server?.close();
+    await target?.close();
+  });
+
+  it('signs in with the API key, which stays out of the URL and of the browser’s storage', async () => {
+    await page.goto(`${server.url}/checks`);
+    await page.waitForURL(/\/sign-in\?next=/);
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.getByLabel('API key').fill('vk_wrong');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/invalid|revoked/i);
+    await page.getByLabel('API key').fill(server.apiKey);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(`${server.url}/checks`);
+    const stored = String(
+      await page.evaluate('JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage })'),
+    );
+    expect(stored).not.toContain(server.apiKey);
+    expect(page.url()).not.toContain(server.apiKey);
+    const cookies = await page.context().cookies();
+    expect(cookies.map((c) => ({ name: c.name, httpOnly: c.httpOnly, sameSite: c.sameSite }))).toEqual([
+      { name: 'vantage_session', httpOnly: true, sameSite: 'Strict' },
+    ]);
+  });
+
+  it('shows the check passing, then failing live when its target fails, without a reload', async () => {
+    const row = page.locator(`li[data-check-id="${checkId}"]`);
+    await expect.poll(() => row.getAttribute('data-state'), { timeout: 30_000 }).toBe('PASSING');
+    await page.evaluate('window.notReloaded = true');
+    await page.screenshot({ path: new URL('web-app-checks.png', SCREENSHOTS).pathname });
+    expect(await seriousViolations(page)).toEqual([]);
+
+    target.fail(true);
+    await expect.poll(() => row.getAttribute('data-state'), { timeout: 30_000 }).toBe('FAILING');
+    expect(await row.getByText('failing').isVisible()).toBe(true);
+    expect(await page.evaluate('window.notReloaded')).toBe(true);
+    await page.getByLabel('State').selectOption('FAILING');
+    expect(page.url()).toContain('state=FAILING');
+    expect(await page.locator('.check-list > li').count()).toBe(1);
+  });
+
+  it('opens the check and its failed run: the assertion with its actual value, and the timing phases', async () => {
+    await page.getByRole('link', { name: 'Shop health' }).click();
+    await page.waitForURL(`${server.url}/checks/${checkId}`);
+    await page.getByRole('heading', { name: /Shop health/ }).waitFor();
+    await page.getByRole('heading', { name: 'Response time' }).waitFor();
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.screenshot({ path: new URL('web-app-check.png', SCREENSHOTS).pathname, fullPage: true });
+
+    await page.locator('a[href^="/sessions/"]').first().click();
+    await page.waitForURL(/\/sessions\//);
+    await page.getByRole('heading', { name: /Run of Shop health/ }).waitFor();
+    const assertions = page.getByRole('table', { name: 'Assertions' });
+    await expect.poll(() => assertions.textContent()).toContain('500');
+    expect(await page.getByLabel(/Timing phases/).isVisible()).toBe(true);
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.screenshot({ path: new URL('web-app-session.png', SCREENSHOTS).pathname, fullPage: true });
+  });
+
+  it('runs the check now, and reads on a 375 px screen', async () => {
+    await page.goto(`${server.url}/checks/${checkId}`);
+    const before = (await server.api('GET', `/v1/check-results/${checkId}?limit=100`)).body.length;
+    await page.getByRole('button', { name: 'Run now' }).click();
+    await page.getByText(/Run started/).waitFor();
+    await expect
+      .poll(async () => (await server.api('GET', `/v1/check-results/${checkId}?limit=100`)).body.length, {
+        timeout: 20_000,
+      })
+      .toBeGreaterThan(before);
+
+    await page.setViewportSize({ width: 375, height: 800 });
+    for (const path of ['/checks', `/checks/${checkId}`]) {
+      await page.goto(`${server.url}${path}`);
+      await page.locator('main h1').waitFor();
+      expect(await fitsNarrowScreen(page), path).toBe(true);
+    }
+  });
+
+  it('signs out: the session ends, and the pages ask to sign in again', async () => {
+    await page.setViewportSize({ width: 1200, height: 900 });
+    await page.goto(`${server.url}/checks`);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL(/\/sign-in/);
+    await page.goto(`${server.url}/checks/${checkId}`);
+    await page.waitForURL(/\/sign-in\?next=/);
+  });
+
+  it('ran every page under its Content-Security-Policy without a refusal or an error', () => {
+    expect(pageErrors).toEqual([]);
+  });
+});

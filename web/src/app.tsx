@@ -1,0 +1,68 @@
+import { useEffect, useState } from 'preact/hooks';
+import { ErrorBoundary, LocationProvider, lazy, Route, Router, useLocation } from 'preact-iso';
+import { whenSignedOut } from './api.js';
+import { Layout } from './components/layout.js';
+import { Checks } from './pages/checks.js';
+import { SignIn } from './pages/sign-in.js';
+import { currentSession, type Session, SessionContext } from './session.js';
+
+// The checks page is the home page and comes with the shell; every other page is its own chunk, loaded when opened.
+const Check = lazy(() => import('./pages/check.js').then((m) => m.Check));
+const SessionPage = lazy(() => import('./pages/session.js').then((m) => m.Session));
+
+function NotFound() {
+  return (
+    <Layout>
+      <h1>Not found</h1>
+      <p>
+        There is no page here. <a href="/checks">See the checks</a>.
+      </p>
+    </Layout>
+  );
+}
+
+function Home() {
+  const { route } = useLocation();
+  useEffect(() => route('/checks', true), []);
+  return null;
+}
+
+/** Pages for a signed-in person; anyone else is sent to sign in, and comes back after. */
+function Pages({ session }: { session: Session | null }) {
+  const { path, url, route } = useLocation();
+  useEffect(() => {
+    if (!session && path !== '/sign-in') route(`/sign-in?next=${encodeURIComponent(url)}`, true);
+  }, [session, path]);
+  useEffect(() => {
+    document.querySelector<HTMLElement>('main')?.focus();
+  }, [path]);
+  if (!session && path !== '/sign-in') return null;
+  return (
+    <ErrorBoundary>
+      <Router>
+        <Route path="/sign-in" component={SignIn} />
+        <Route path="/" component={Home} />
+        <Route path="/checks" component={Checks} />
+        <Route path="/checks/:id" component={Check} />
+        <Route path="/sessions/:id" component={SessionPage} />
+        <Route default component={NotFound} />
+      </Router>
+    </ErrorBoundary>
+  );
+}
+
+export function App() {
+  const [session, setSession] = useState<Session | null | undefined>(undefined);
+  useEffect(() => {
+    whenSignedOut(() => setSession(null));
+    void currentSession().then(setSession);
+  }, []);
+  if (session === undefined) return null;
+  return (
+    <SessionContext.Provider value={{ session, setSession }}>
+      <LocationProvider>
+        <Pages session={session} />
+      </LocationProvider>
+    </SessionContext.Provider>
+  );
+}

@@ -1,0 +1,53 @@
+import type { ComponentChildren } from 'preact';
+import { useLocation } from 'preact-iso';
+import { signOut, useSession } from '../session.js';
+
+const SECTIONS = [{ href: '/checks', label: 'Checks' }];
+
+/** The frame of every signed-in page: a skip link, the sections, the page. */
+export function Layout({ children }: { children: ComponentChildren }) {
+  const { path, route } = useLocation();
+  const { setSession } = useSession();
+  return (
+    <>
+      <a class="skip" href="#main">
+        Skip to content
+      </a>
+      <header class="top">
+        <a class="brand" href="/checks">
+          Vantage
+        </a>
+        <nav aria-label="Sections">
+          <ul>
+            {SECTIONS.map((section) => (
+              <li key={section.href}>
+                <a
+                  href={section.href}
+                  aria-current={
+                    path === section.href || path.startsWith(`${section.href}/`) ? 'page' : undefined
+                  }
+                >
+                  {section.label}
+                </a>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <button
+          type="button"
+          class="link"
+          onClick={async () => {
+            await signOut();
+            setSession(null);
+            route('/sign-in');
+          }}
+        >
+          Sign out
+        </button>
+      </header>
+      <main id="main" tabIndex={-1}>
+        {children}
+      </main>
+    </>
+  );
+}
