@@ -1,7 +1,7 @@
 /**
  * The web app as a person uses it, in Debian's Chromium (Playwright) against a real control plane and agent: sign
  * in with the API key, watch a check turn red live when its target starts failing, open its failed run, run it
- * now, sign out. Each page passes axe-core (no serious or critical violation) and fits a 375 px screen; the pages
+ * now, create an alert channel and send it a test, make and revoke an agent key, sign out. Each page passes axe-core (no serious or critical violation) and fits a 375 px screen; the pages
  * are saved as screenshots for docs/web-app.md.
  */
 import { readFileSync } from 'node:fs';
@@ -12,6 +12,7 @@ import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findChromium } from '../../src/runtimes/chromium.js';
 import { startTestAgent, type TestAgent } from '../support/agent.js';
+import { type Receiver, startReceiver } from '../support/receivers.js';
 import { apiCheckAt, FAST_RUNS } from '../support/runs.js';
 import { createApiCheck, createLocation, startTestServer, type TestServer } from '../support/server.js';
 
@@ -61,13 +62,19 @@ describe.skipIf(!chromiumPath)('the web app in Chromium', { timeout: 180_000 }, 
   let browser: Browser;
   let page: Page;
   let checkId: string;
+  let locationId: string;
+  let agentKeyId: string;
+  let receiver: Receiver;
   /** What the browser refused under the app's Content-Security-Policy, or failed to run. */
   const pageErrors: string[] = [];
 
   beforeAll(async () => {
     target = await switchableTarget();
+    receiver = await startReceiver();
     server = await startTestServer('pglite', { runs: FAST_RUNS });
     const location = await createLocation(server, 'office');
+    locationId = location.id;
+    agentKeyId = location.keyId;
     agent = await startTestAgent({ url: server.url, key: location.key });
     checkId = await createApiCheck(
       server,
@@ -92,6 +99,7 @@ describe.skipIf(!chromiumPath)('the web app in Chromium', { timeout: 180_000 }, 
     await agent?.agent.stop();
     await server?.close();
     await target?.close();
+    await receiver?.close();
   });
 
   it('signs in with the API key, which stays out of the URL and of the browser’s storage', async () => {
@@ -161,15 +169,71 @@ describe.skipIf(!chromiumPath)('the web app in Chromium', { timeout: 180_000 }, 
       .toBeGreaterThan(before);
 
     await page.setViewportSize({ width: 375, height: 800 });
-    for (const path of ['/checks', `/checks/${checkId}`]) {
+    for (const path of ['/checks', `/checks/${checkId}`, '/alert-channels', '/locations']) {
       await page.goto(`${server.url}${path}`);
       await page.locator('main h1').waitFor();
       expect(await fitsNarrowScreen(page), path).toBe(true);
     }
+    await page.setViewportSize({ width: 1200, height: 900 });
+  });
+
+  it('creates an alert channel, edits it and sends it a test that reaches the receiver', async () => {
+    await page.goto(`${server.url}/alert-channels`);
+    await page.getByRole('heading', { name: 'New channel' }).waitFor();
+    expect(await seriousViolations(page)).toEqual([]);
+    const form = page.locator('form.channel-form').last();
+    await form.getByLabel('Kind').selectOption('WEBHOOK');
+    await form.getByLabel('Name').fill('On-call hook');
+    await form.getByLabel('URL').fill(receiver.url('/hook'));
+    await form.getByRole('button', { name: 'Create channel' }).click();
+    await page.getByText('Channel created.').waitFor();
+
+    await page.getByRole('button', { name: /^Edit webhook/ }).click();
+    await page.locator('form.channel-form').first().getByLabel('URL').fill(receiver.url('/hook2'));
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('Channel saved.').waitFor();
+
+    await page.getByRole('button', { name: /^Send a test to/ }).click();
+    await page.getByText(/Test sent \(200\)/).waitFor();
+    expect(receiver.received.map((r) => r.url)).toContain('/hook2');
+    await page.screenshot({
+      path: new URL('web-app-alert-channels.png', SCREENSHOTS).pathname,
+      fullPage: true,
+    });
+  });
+
+  it('passes axe-core on every other page', async () => {
+    for (const path of ['/notifications', '/error-groups', '/heartbeats', '/status-pages', '/locations']) {
+      await page.goto(`${server.url}${path}`);
+      await page.locator('main h1').waitFor();
+      expect(await seriousViolations(page), path).toEqual([]);
+    }
+  });
+
+  it('shows the location’s agent, makes a second key shown once, and revokes the agent’s key', async () => {
+    await page.goto(`${server.url}/locations/${locationId}`);
+    await page.getByRole('heading', { name: /office/ }).waitFor();
+    await page.getByText('connected').first().waitFor();
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.getByRole('button', { name: 'Create a key' }).click();
+    const shown = (await page.getByTestId('new-key').textContent()) ?? '';
+    expect(shown).toMatch(/^pl_/);
+    await page.screenshot({ path: new URL('web-app-location.png', SCREENSHOTS).pathname, fullPage: true });
+
+    page.once('dialog', (dialog) => void dialog.accept());
+    const before = (await server.api('GET', `/v1/private-locations/${locationId}`)).body.keys;
+    const agentKey = before.find((k: { id: string }) => k.id === agentKeyId);
+    await page.getByRole('button', { name: `Revoke ${agentKey.maskedKey}` }).click();
+    await page.getByText(`Revoked ${agentKey.maskedKey}.`).waitFor();
+    await expect
+      .poll(async () => (await server.api('GET', `/v1/private-locations/${locationId}`)).body.agents.count, {
+        timeout: 15_000,
+      })
+      .toBe(0);
+    expect(await page.getByTestId('new-key').count()).toBe(0);
   });
 
   it('signs out: the session ends, and the pages ask to sign in again', async () => {
-    await page.setViewportSize({ width: 1200, height: 900 });
     await page.goto(`${server.url}/checks`);
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.waitForURL(/\/sign-in/);

@@ -9,6 +9,13 @@ import { currentSession, type Session, SessionContext } from './session.js';
 // The checks page is the home page and comes with the shell; every other page is its own chunk, loaded when opened.
 const Check = lazy(() => import('./pages/check.js').then((m) => m.Check));
 const SessionPage = lazy(() => import('./pages/session.js').then((m) => m.Session));
+const Locations = lazy(() => import('./pages/locations.js').then((m) => m.Locations));
+const Location = lazy(() => import('./pages/locations.js').then((m) => m.Location));
+const AlertChannels = lazy(() => import('./pages/alert-channels.js').then((m) => m.AlertChannels));
+const Notifications = lazy(() => import('./pages/alert-channels.js').then((m) => m.Notifications));
+const ErrorGroups = lazy(() => import('./pages/more.js').then((m) => m.ErrorGroups));
+const Heartbeats = lazy(() => import('./pages/more.js').then((m) => m.Heartbeats));
+const StatusPages = lazy(() => import('./pages/more.js').then((m) => m.StatusPages));
 
 function NotFound() {
   return (
@@ -45,6 +52,13 @@ function Pages({ session }: { session: Session | null }) {
         <Route path="/checks" component={Checks} />
         <Route path="/checks/:id" component={Check} />
         <Route path="/sessions/:id" component={SessionPage} />
+        <Route path="/locations" component={Locations} />
+        <Route path="/locations/:id" component={Location} />
+        <Route path="/alert-channels" component={AlertChannels} />
+        <Route path="/notifications" component={Notifications} />
+        <Route path="/error-groups" component={ErrorGroups} />
+        <Route path="/heartbeats" component={Heartbeats} />
+        <Route path="/status-pages" component={StatusPages} />
         <Route default component={NotFound} />
       </Router>
     </ErrorBoundary>

@@ -8,7 +8,7 @@ export interface ChartSeries {
 }
 
 /**
- * A time chart (uPlot) of response times; `times` are epoch milliseconds. The canvas says nothing to screen
+ * A time chart (uPlot); `times` are epoch milliseconds. The canvas says nothing to screen
  * readers: the page gives the same numbers in a table beside it.
  */
 export function TimeChart({
@@ -16,12 +16,15 @@ export function TimeChart({
   series,
   caption,
   range,
+  unit = 'ms',
 }: {
   times: number[];
   series: ChartSeries[];
   caption: string;
   /** The window shown, epoch milliseconds from and to (the data may cover less of it). */
   range: [number, number];
+  /** What the values count, for the axis. */
+  unit?: string;
 }) {
   const box = useRef<HTMLDivElement>(null);
   useEffect(() => {
@@ -32,7 +35,7 @@ export function TimeChart({
         width: Math.max(280, element.clientWidth),
         height: 220,
         scales: { x: { time: true, range: (): uPlot.Range.MinMax => [range[0] / 1000, range[1] / 1000] } },
-        axes: [{ stroke: 'currentColor' }, { stroke: 'currentColor', label: 'ms' }],
+        axes: [{ stroke: 'currentColor' }, { stroke: 'currentColor', label: unit }],
         series: [{}, ...series.map((s) => ({ label: s.label, stroke: s.color, width: 2, spanGaps: false }))],
       },
       [times.map((t) => t / 1000), ...series.map((s) => s.values)] as uPlot.AlignedData,
@@ -46,7 +49,7 @@ export function TimeChart({
       resize.disconnect();
       plot.destroy();
     };
-  }, [times, series, range[0], range[1]]);
+  }, [times, series, range[0], range[1], unit]);
   return (
     <figure class="chart">
       <div ref={box} aria-hidden="true" />

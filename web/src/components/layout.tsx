@@ -2,7 +2,15 @@ import type { ComponentChildren } from 'preact';
 import { useLocation } from 'preact-iso';
 import { signOut, useSession } from '../session.js';
 
-const SECTIONS = [{ href: '/checks', label: 'Checks' }];
+const SECTIONS = [
+  { href: '/checks', label: 'Checks' },
+  { href: '/locations', label: 'Private locations' },
+  { href: '/alert-channels', label: 'Alert channels' },
+  { href: '/notifications', label: 'Notifications' },
+  { href: '/error-groups', label: 'Error groups' },
+  { href: '/heartbeats', label: 'Heartbeats' },
+  { href: '/status-pages', label: 'Status pages' },
+];
 
 /** The frame of every signed-in page: a skip link, the sections, the page. */
 export function Layout({ children }: { children: ComponentChildren }) {

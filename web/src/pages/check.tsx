@@ -4,6 +4,7 @@ import { api } from '../api.js';
 import { TimeChart } from '../components/chart.js';
 import { Code } from '../components/code.js';
 import { Layout } from '../components/layout.js';
+import { ScrollBox } from '../components/scroll-box.js';
 import { StateBadge } from '../components/state-badge.js';
 import { dateTime, ms, percent } from '../format.js';
 import { useLiveStatuses } from '../live.js';
@@ -165,7 +166,7 @@ export function Check() {
                 caption={`Response time percentiles over ${window}, all locations`}
               />
             )}
-            <div class="table-wrap">
+            <ScrollBox label="By location">
               <table>
                 <caption>By location, over {window}</caption>
                 <thead>
@@ -195,14 +196,14 @@ export function Check() {
                   ))}
                 </tbody>
               </table>
-            </div>
+            </ScrollBox>
           </>
         )}
       </section>
 
       <section aria-labelledby="runs">
         <h2 id="runs">Runs</h2>
-        <div class="table-wrap">
+        <ScrollBox label="Runs">
           <table>
             <thead>
               <tr>
@@ -229,7 +230,7 @@ export function Check() {
               ))}
             </tbody>
           </table>
-        </div>
+        </ScrollBox>
       </section>
 
       <section aria-labelledby="settings">

@@ -3,6 +3,7 @@ import { useRoute } from 'preact-iso';
 import { api } from '../api.js';
 import { Code } from '../components/code.js';
 import { Layout } from '../components/layout.js';
+import { ScrollBox } from '../components/scroll-box.js';
 import { StateBadge } from '../components/state-badge.js';
 import { Waterfall } from '../components/waterfall.js';
 import { dateTime, ms } from '../format.js';
@@ -22,7 +23,7 @@ function detailOf(result: CheckResult): Json | null {
 function Assertions({ list }: { list: AssertionResult[] }) {
   if (list.length === 0) return null;
   return (
-    <div class="table-wrap">
+    <ScrollBox label="Assertions">
       <table>
         <caption>Assertions</caption>
         <thead>
@@ -56,7 +57,7 @@ function Assertions({ list }: { list: AssertionResult[] }) {
           ))}
         </tbody>
       </table>
-    </div>
+    </ScrollBox>
   );
 }
 
