@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findChromium } from '../../src/runtimes/chromium.js';
 import { startTestAgent, type TestAgent } from '../support/agent.js';
 import { type Receiver, startReceiver } from '../support/receivers.js';
-import { apiCheckAt, FAST_RUNS } from '../support/runs.js';
+import { apiCheckAt, completed, FAST_RUNS, trigger } from '../support/runs.js';
 import { createApiCheck, createLocation, startTestServer, type TestServer } from '../support/server.js';
 
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
@@ -175,6 +175,43 @@ describe.skipIf(!chromiumPath)('the web app in Chromium', { timeout: 180_000 }, 
       expect(await fitsNarrowScreen(page), path).toBe(true);
     }
     await page.setViewportSize({ width: 1200, height: 900 });
+  });
+
+  it('shows a failing browser check’s screenshot, and opens its trace in the viewer the control plane serves', async () => {
+    const created = await server.api('POST', '/v1/checks/browser', {
+      name: 'Greeting',
+      activated: false,
+      doubleCheck: false,
+      privateLocations: ['office'],
+      script: `import { test, expect } from '@playwright/test';
+test('greets', async ({ page }) => {
+  await page.goto(process.env.SITE);
+  await expect(page.locator('h1')).toHaveText('Bye', { timeout: 300 });
+});`,
+      environmentVariables: [{ key: 'SITE', value: target.url }],
+    });
+    expect(created.status).toBe(201);
+    const [sessionId] = await trigger(server, [created.body.id]);
+    expect((await completed(server, sessionId as string, 90_000)).status).toBe('FAILED');
+
+    await page.goto(`${server.url}/sessions/${sessionId}`);
+    const screenshot = page.getByAltText('Screenshot greets-screenshot.png');
+    await screenshot.waitFor();
+    // Loaded from the control plane under the page's policy, with the session's cookie.
+    await page.waitForFunction(
+      "[...document.images].some((i) => i.alt === 'Screenshot greets-screenshot.png' && i.complete && i.naturalWidth > 0)",
+    );
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.screenshot({ path: new URL('web-app-browser-run.png', SCREENSHOTS).pathname, fullPage: true });
+
+    await page.getByRole('link', { name: /Open the trace greets-trace\.zip/ }).click();
+    await page.waitForURL(/\/trace\/index\.html\?trace=/);
+    // The viewer lists the test's actions, read from the trace through its service worker.
+    await page
+      .getByText(/toHaveText/)
+      .first()
+      .waitFor({ timeout: 30_000 });
+    await page.screenshot({ path: new URL('web-app-trace.png', SCREENSHOTS).pathname });
   });
 
   it('creates an alert channel, edits it and sends it a test that reaches the receiver', async () => {

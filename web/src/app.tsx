@@ -17,6 +17,12 @@ const ErrorGroups = lazy(() => import('./pages/more.js').then((m) => m.ErrorGrou
 const Heartbeats = lazy(() => import('./pages/more.js').then((m) => m.Heartbeats));
 const StatusPages = lazy(() => import('./pages/more.js').then((m) => m.StatusPages));
 
+/**
+ * The links the app's router follows itself; the others are real navigations: the trace viewer, public status
+ * pages, the API and its downloads (artifacts), which the server answers, not the app.
+ */
+const APP_LINKS = /^\/(?!trace\/|status\/|v1\/|v2\/|heartbeats\/|openapi\.json)/;
+
 function NotFound() {
   return (
     <Layout>
@@ -74,7 +80,7 @@ export function App() {
   if (session === undefined) return null;
   return (
     <SessionContext.Provider value={{ session, setSession }}>
-      <LocationProvider>
+      <LocationProvider scope={APP_LINKS}>
         <Pages session={session} />
       </LocationProvider>
     </SessionContext.Provider>

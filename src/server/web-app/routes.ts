@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { APP_PAGES } from './pages.js';
+import { registerTraceViewer } from './trace-viewer.js';
 
 /** Where `npm run build` (scripts/build-web.mjs) puts the app, from src/ (tests, through tsx) and dist/ alike. */
 export const WEB_APP_DIR = fileURLToPath(new URL('../../../dist/web/', import.meta.url));
@@ -32,9 +33,11 @@ function securityHeaders(reply: FastifyReply): void {
 
 /**
  * Serves the web app at / (docs/web-app.md): its hashed assets under /assets/ (cached for good, sent
- * precompressed), and index.html for every page. Without a build, the pages say how to make one.
+ * precompressed), index.html for every page, and Playwright's trace viewer under /trace/. Without a build, the
+ * pages say how to make one.
  */
 export function registerWebApp(app: FastifyInstance): void {
+  registerTraceViewer(app);
   const built = existsSync(`${WEB_APP_DIR}index.html`);
   if (built) {
     void app.register(fastifyStatic, {

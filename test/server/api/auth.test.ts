@@ -247,6 +247,7 @@ describe.each(STORES)('authentication, isolation, errors and OpenAPI (%s)', (sto
         'GET /app/session',
         'DELETE /app/session',
         'GET /assets/*',
+        'GET /trace/*',
         ...APP_PAGES.map((page) => `GET ${page.replace(/:(\w+)/g, '{$1}')}`),
       ];
       const served = (await servedRoutes(server)).filter((route) => !unpublished.includes(route));

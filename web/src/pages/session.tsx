@@ -135,6 +135,15 @@ interface Asset {
   url: string | null;
 }
 
+/**
+ * An artifact's address on this origin: the control plane names its PUBLIC_URL, which may be another name of the
+ * same server (the page's policy loads only from its own origin, and its cookie goes only there).
+ */
+function here(url: string): string {
+  const parsed = new URL(url, location.href);
+  return `${parsed.pathname}${parsed.search}`;
+}
+
 function ScriptDetail({ detail }: { detail: Json }) {
   const assets = (detail.assets as Asset[] | undefined) ?? [];
   const logs = (detail.logs as { time: string; level: string; msg: string }[] | undefined) ?? [];
@@ -143,24 +152,24 @@ function ScriptDetail({ detail }: { detail: Json }) {
       {assets.map((asset) =>
         asset.url === null ? null : asset.contentType.startsWith('image/') ? (
           <figure key={asset.name}>
-            <img src={asset.url} alt={`Screenshot ${asset.name}`} loading="lazy" />
+            <img src={here(asset.url)} alt={`Screenshot ${asset.name}`} loading="lazy" />
             <figcaption>{asset.name}</figcaption>
           </figure>
         ) : asset.contentType.startsWith('video/') ? (
           <figure key={asset.name}>
             {/* biome-ignore lint/a11y/useMediaCaption: a recording of a headless browser has no speech to caption */}
-            <video src={asset.url} controls preload="none" />
+            <video src={here(asset.url)} controls preload="none" />
             <figcaption>{asset.name}</figcaption>
           </figure>
         ) : asset.name.endsWith('.zip') ? (
           <p key={asset.name}>
-            <a href={`/trace/index.html?trace=${encodeURIComponent(new URL(asset.url, location.href).href)}`}>
+            <a href={`/trace/index.html?trace=${encodeURIComponent(`${location.origin}${here(asset.url)}`)}`}>
               Open the trace {asset.name} in the trace viewer
             </a>
           </p>
         ) : (
           <p key={asset.name}>
-            <a href={asset.url}>{asset.name}</a>
+            <a href={here(asset.url)}>{asset.name}</a>
           </p>
         ),
       )}
