@@ -2,11 +2,11 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../common/errors.js';
 import type { Clock } from '../queue/clock.js';
 import type { Db } from '../store/db.js';
-import { clearedSessionCookie } from '../web-sessions/cookie.js';
-import { requireCsrfToken } from '../web-sessions/csrf.js';
-import { authOfSession, requestSession } from '../web-sessions/from-request.js';
 import type { AuthContext } from './context.js';
 import { hashKey } from './keys.js';
+import { clearedSessionCookie } from './web-sessions/cookie.js';
+import { requireCsrfToken } from './web-sessions/csrf.js';
+import { authOfSession, requestSession } from './web-sessions/from-request.js';
 
 /** What authentication needs besides the store: the server's clock (session expiry) and its public URL (cookies). */
 export interface AuthSettings {

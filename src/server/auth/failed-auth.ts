@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../common/errors.js';
-import { sessionTokenOf } from '../web-sessions/cookie.js';
 import { bearerOf } from './authenticate.js';
 import { hashKey } from './keys.js';
+import { sessionTokenOf } from './web-sessions/cookie.js';
 
 export interface FailedAuthLimit {
   /** Failed authentications (invalid keys, unknown tokens) one source may have in a window. */

@@ -1,18 +1,18 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { lookupKey } from '../auth/authenticate.js';
-import { ApiError } from '../common/errors.js';
-import type { ServerContext } from '../context.js';
-import { parseOrThrow } from '../http/validation.js';
-import { clearedSessionCookie, setSessionCookie } from '../web-sessions/cookie.js';
-import { requireCsrfToken } from '../web-sessions/csrf.js';
-import { requestSession } from '../web-sessions/from-request.js';
+import { clearedSessionCookie, setSessionCookie } from '../auth/web-sessions/cookie.js';
+import { requireCsrfToken } from '../auth/web-sessions/csrf.js';
+import { requestSession } from '../auth/web-sessions/from-request.js';
 import {
   createWebSession,
   deleteWebSession,
   pruneExpiredWebSessions,
   type WebSession,
-} from '../web-sessions/store.js';
+} from '../auth/web-sessions/store.js';
+import { ApiError } from '../common/errors.js';
+import type { ServerContext } from '../context.js';
+import { parseOrThrow } from '../http/validation.js';
 
 const signInBody = z.object({ apiKey: z.string().min(1) });
 

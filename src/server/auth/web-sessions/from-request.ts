@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
-import type { AuthContext } from '../auth/context.js';
-import type { Db } from '../store/db.js';
+import type { Db } from '../../store/db.js';
+import type { AuthContext } from '../context.js';
 import { sessionTokenOf } from './cookie.js';
 import { findValidWebSession, type WebSession } from './store.js';
 

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import type { AuthContext } from '../auth/context.js';
-import { hashKey } from '../auth/keys.js';
-import type { Db } from '../store/db.js';
-import { iso } from '../store/rows.js';
+import type { Db } from '../../store/db.js';
+import { iso } from '../../store/rows.js';
+import type { AuthContext } from '../context.js';
+import { hashKey } from '../keys.js';
 import { LAST_SEEN_RESOLUTION_MS, PRUNE_BATCH, SESSION_IDLE_MS, SESSION_LIFETIME_MS } from './lifetime.js';
 
 /** A session of the web app as the routes see it; its token is only ever in the cookie. */

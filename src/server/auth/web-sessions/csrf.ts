@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
-import { ApiError } from '../common/errors.js';
+import { ApiError } from '../../common/errors.js';
 
 export const CSRF_HEADER = 'x-csrf-token';
 
