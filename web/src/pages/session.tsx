@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { useRoute } from 'preact-iso';
+import { detailOf as recordDetail } from '../../../src/checks/results.js';
 import { api } from '../api.js';
 import { Code } from '../components/code.js';
 import { Layout } from '../components/layout.js';
@@ -10,15 +11,6 @@ import { dateTime, ms } from '../format.js';
 import type { AssertionResult, CheckResult, CheckSession } from '../types.js';
 
 type Json = Record<string, unknown>;
-
-/** The detail object of a result, whichever kind it is (apiCheckResult, browserCheckResult, …). */
-function detailOf(result: CheckResult): Json | null {
-  for (const [key, value] of Object.entries(result)) {
-    if (key.endsWith('Result') && key !== 'checkResultId' && value && typeof value === 'object')
-      return value as Json;
-  }
-  return null;
-}
 
 function Assertions({ list }: { list: AssertionResult[] }) {
   if (list.length === 0) return null;
@@ -184,7 +176,7 @@ function ScriptDetail({ detail }: { detail: Json }) {
 }
 
 function Result({ result }: { result: CheckResult }) {
-  const detail = detailOf(result);
+  const detail = (recordDetail(result) as Json | undefined) ?? null;
   const status =
     result.hasFailures || result.hasErrors ? 'FAILED' : result.isDegraded ? 'DEGRADED' : 'PASSED';
   const errors = [
