@@ -97,6 +97,11 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     registerRoutes(app, context);
     const address = await listen(app, config);
     const bootstrap = await bootstrapAccount(db, config.bootstrapKey);
+    // At every start, so automation that set VANTAGE_BOOTSTRAP_KEY can learn its account from the log.
+    app.log.info(
+      { accountId: bootstrap.accountId },
+      `account ${bootstrap.accountId} (send it as x-service-account, or call GET /v1/accounts with the key alone)`,
+    );
     runs.start(app);
     const sweep = setInterval(() => void makeOwnerOnly(config.dataDir), OWNER_ONLY_SWEEP_MS).unref();
     const url = address.replace('0.0.0.0', '127.0.0.1').replace('[::]', '127.0.0.1');

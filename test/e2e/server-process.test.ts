@@ -70,6 +70,26 @@ describe('vantage server on the embedded store', { timeout: 180_000 }, () => {
     expect(await next.keyPrinted()).toMatchObject({ apiKey: expect.stringMatching(/^vk_/) });
   });
 
+  it('with VANTAGE_BOOTSTRAP_KEY: logs its account id at every start, and the key alone lists that account', async () => {
+    const dir = dataDir();
+    const apiKey = `vk_${'b'.repeat(43)}`;
+    const env = { VANTAGE_DATA_DIR: dir, VANTAGE_BOOTSTRAP_KEY: apiKey, LOG_LEVEL: 'INFO' };
+    for (const round of ['first start', 'second start']) {
+      const port = await freePort();
+      const server = start({ ...env, PORT: String(port) });
+      await server.listening();
+      const answer = await fetch(`http://127.0.0.1:${port}/v1/accounts`, {
+        headers: { authorization: `Bearer ${apiKey}` },
+      });
+      expect(answer.status, round).toBe(200);
+      const [account] = (await answer.json()) as { id: string }[];
+      const logged = `${server.stdout}${server.stderr}`;
+      expect(logged, round).toContain(`"accountId":"${account?.id}"`);
+      expect(logged, round).not.toContain(apiKey);
+      await server.stop();
+    }
+  });
+
   it('keeps its data folder readable by its owner only, whatever the umask, also for another user', async () => {
     const dir = dataDir();
     const port = await freePort();

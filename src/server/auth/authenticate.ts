@@ -59,12 +59,14 @@ export async function authenticate(
   request: FastifyRequest,
   needed: AuthContext['kind'],
   settings: AuthSettings,
+  accountOptional = false,
 ): Promise<AuthContext> {
   const key = bearerOf(request);
   if (!key) return authenticateBySession(db, request, needed, settings);
   const auth = await lookupKey(db, key);
   if (!auth) throw new ApiError(401, 'Invalid or revoked API key', {}, { 'www-authenticate': 'Bearer' });
-  const account = request.headers['x-service-account'];
+  const sent = request.headers['x-service-account'];
+  const account = accountOptional && (sent === undefined || sent === '') ? auth.accountId : sent;
   if (typeof account !== 'string' || account === '') {
     throw new ApiError(401, 'Missing account: send x-service-account: <ACCOUNT_ID> with the API key');
   }
@@ -112,8 +114,8 @@ async function authenticateBySession(
 /** Installs authentication on every route by its `config.auth`. */
 export function registerAuth(app: FastifyInstance, db: Db, settings: AuthSettings): void {
   app.addHook('onRequest', async (request) => {
-    const needed = request.routeOptions.config.auth;
+    const { auth: needed, accountOptional } = request.routeOptions.config;
     if (!needed || needed === 'none') return;
-    request.auth = await authenticate(db, request, needed, settings);
+    request.auth = await authenticate(db, request, needed, settings, accountOptional === true);
   });
 }

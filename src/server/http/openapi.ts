@@ -62,6 +62,10 @@ function operationOf(route: AnyRouteSpec): JsonSchema {
     tags: [route.tag],
     ...(route.deprecated ? { deprecated: true } : {}),
     ...(route.auth === 'none' ? { security: [] } : {}),
+    // Either the key with the account header, or the key alone.
+    ...(route.accountOptional
+      ? { security: [{ bearerAuth: [], accountHeader: [] }, { bearerAuth: [] }] }
+      : {}),
     parameters: [...parametersOf(route.params, 'path'), ...parametersOf(route.query, 'query')],
     ...(route.body
       ? {

@@ -25,6 +25,11 @@ export interface RouteSpec<
   tag: string;
   /** Who may call it: user API keys, private-location (agent) keys, or anyone. */
   auth: AuthKind | 'none';
+  /**
+   * The API key alone opens the route: `x-service-account` may be left out (and when sent must still name the
+   * key's account). For the routes that tell automation which account its key belongs to.
+   */
+  accountOptional?: boolean;
   params?: P;
   query?: Q;
   body?: B;
@@ -93,7 +98,11 @@ export function defineRoute<
     ...(spec.bodyLimit ? { bodyLimit: spec.bodyLimit } : {}),
     // Agent routes carry the protocol traffic of a whole location (its agents share one key), not API use: the
     // per-key API rate limit would cap every location at 600 results a minute.
-    config: { auth: spec.auth, ...(spec.auth === 'location' ? { rateLimit: false as const } : {}) },
+    config: {
+      auth: spec.auth,
+      ...(spec.accountOptional ? { accountOptional: true } : {}),
+      ...(spec.auth === 'location' ? { rateLimit: false as const } : {}),
+    },
     handler: async (request, reply) => {
       const params = spec.params ? parseOrThrow(spec.params, request.params, 'params') : undefined;
       const query = spec.query ? parseOrThrow(spec.query, request.query, 'query') : undefined;
@@ -122,6 +131,8 @@ declare module 'fastify' {
   }
   interface FastifyContextConfig {
     auth?: AuthKind | 'none';
+    /** `x-service-account` may be left out: the key names its account (RouteSpec.accountOptional). */
+    accountOptional?: boolean;
     /** A keyless route that takes an API key as `apiKey` in its JSON body (sign-in): failed-auth counts its wrong keys. */
     signIn?: boolean;
   }

@@ -59,9 +59,11 @@ export function registerAccountRoutes(app: FastifyInstance, { db }: ServerContex
   defineRoute(app, {
     method: 'GET',
     path: '/v1/accounts',
-    summary: 'List the accounts of the API key (the caller’s own)',
+    summary:
+      'List the accounts of the API key (the caller’s own); the key alone is enough, x-service-account is optional',
     tag: TAG,
     auth: 'user',
+    accountOptional: true,
     responses: { 200: { description: 'Successful', schema: z.array(accountSchema) } },
     handler: async ({ auth }) => {
       const account = await load(auth.accountId);
@@ -72,9 +74,10 @@ export function registerAccountRoutes(app: FastifyInstance, { db }: ServerContex
   defineRoute(app, {
     method: 'GET',
     path: '/v1/accounts/me',
-    summary: 'Get the account of the API key',
+    summary: 'Get the account of the API key; the key alone is enough, x-service-account is optional',
     tag: TAG,
     auth: 'user',
+    accountOptional: true,
     responses: { 200: { description: 'Successful', schema: accountSchema } },
     handler: async ({ auth }) => {
       const account = await load(auth.accountId);

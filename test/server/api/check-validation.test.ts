@@ -203,6 +203,35 @@ describe.each(STORES)('check validation (%s)', (store) => {
     expect(text.status).toBeLessThan(500);
   });
 
+  it('refuses a __proto__ or constructor.prototype key by name: the body is valid JSON', async () => {
+    const proto = await api.call('POST', '/v1/checks/url', '{"name": "x", "__proto__": {"admin": true}}');
+    expect(proto.status).toBe(400);
+    expect(proto.body.message).toBe(
+      'Invalid request body: the key "__proto__" is refused (it could change the prototype of objects)',
+    );
+    expect(proto.body.attributes.errors).toEqual([
+      { field: '(body)', message: 'must not hold the key "__proto__"' },
+    ]);
+    const poisoned = await api.call(
+      'POST',
+      '/v1/checks/url',
+      '{"name": "x", "constructor": {"prototype": {"admin": true}}}',
+    );
+    expect(poisoned.body.message).toContain('the key "constructor.prototype" is refused');
+    const malformed = await api.call('POST', '/v1/checks/url', '{"name": "x",');
+    expect(malformed.body.message).toMatch(/^Invalid request body: not valid JSON \(.+\)$/);
+  });
+
+  it('deletes with Content-Type: application/json and no body, as many clients send it', async () => {
+    const created = await api.post('/v1/checks/url', { ...VALID_CHECKS.url, name: 'to delete' });
+    expect(created.status).toBe(201);
+    const reply = await api.call('DELETE', `/v1/checks/${created.body.id}`, undefined, {
+      'content-type': 'application/json',
+    });
+    expect(reply.status).toBe(204);
+    expect((await api.get(`/v1/checks/${created.body.id}`)).status).toBe(404);
+  });
+
   it('states the rule in the same words as `vantage run`', async () => {
     const reply = await api.post('/v1/checks/url', {
       ...VALID_CHECKS.url,

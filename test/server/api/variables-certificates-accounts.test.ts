@@ -158,6 +158,13 @@ describe.each(STORES)('variables, client certificates and accounts (%s)', (store
         },
       ]);
       expect((await api.get('/v1/accounts/me')).body).toEqual(reply.body[0]);
+      // The key alone tells automation its account; a header naming another account is still refused.
+      const keyOnly = api.as({ authorization: server.headers.authorization as string });
+      expect((await keyOnly.get('/v1/accounts')).body).toEqual(reply.body);
+      expect((await keyOnly.get('/v1/accounts/me')).body).toEqual(reply.body[0]);
+      expect((await keyOnly.get('/v1/checks')).status).toBe(401);
+      const otherAccount = api.as({ ...server.headers, 'x-service-account': 'another-account' });
+      expect((await otherAccount.get('/v1/accounts')).status).toBe(403);
       expect((await api.get(`/v1/accounts/${server.accountId}`)).body).toEqual(reply.body[0]);
     });
   });
