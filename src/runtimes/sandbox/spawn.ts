@@ -38,11 +38,20 @@ export interface SandboxExit {
 
 const PRLIMIT = ['/usr/bin/prlimit', '/bin/prlimit'].find((path) => existsSync(path)) ?? null;
 
-/** The command line with the memory cap applied: RLIMIT_DATA through prlimit, where the system has it. */
+/**
+ * Address space V8 reserves for compiled code when a Node.js process starts (512 MB on Node.js 24): RLIMIT_DATA
+ * counts the reservation though almost none of it is used, so a cap below it would stop every script at start.
+ */
+const V8_CODE_RANGE_MB = 512;
+
+/**
+ * The command line with the memory cap applied: RLIMIT_DATA through prlimit, where the system has it, above V8's
+ * code reservation.
+ */
 function capped(command: SandboxedCommand): string[] {
   const argv = [command.file, ...command.args];
   if (!command.memoryLimitMb || !PRLIMIT) return argv;
-  const bytes = command.memoryLimitMb * 1024 * 1024;
+  const bytes = (command.memoryLimitMb + V8_CODE_RANGE_MB) * 1024 * 1024;
   return [PRLIMIT, `--data=${bytes}:${bytes}`, '--', ...argv];
 }
 
