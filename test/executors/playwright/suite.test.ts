@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PLAYWRIGHT_ENGINES } from '../../../src/checks/index.js';
 import { createPlaywrightExecutor } from '../../../src/executors/playwright/index.js';
 import type { Executor } from '../../../src/executors/types.js';
 import { findEngine } from '../../../src/runtimes/index.js';
@@ -157,14 +158,18 @@ describe.skipIf(noChromium).each(otherEngines)(
 
 describe('PLAYWRIGHT check suites that cannot run', () => {
   it('name the engines there are when the chosen one is missing', async () => {
+    // With no engine packages, the only engine is this process's own Node.js, when the model has its major.
+    const host = `node${process.versions.node.split('.')[0]}`;
+    const hostEngine = (PLAYWRIGHT_ENGINES as readonly string[]).includes(host) ? host : null;
+    const chosen = hostEngine === 'node22' ? 'node26' : 'node22';
     const empty = await mkdtemp(join(tmpdir(), 'vantage-no-engines-'));
-    const outcome = await runScript(suiteCheck(), {
+    const outcome = await runScript(suiteCheck({ engine: chosen }), {
       executors: { PLAYWRIGHT: createPlaywrightExecutor({ runtimesDir: empty }) as Executor },
     });
     await rm(empty, { recursive: true });
     expect(outcome.status).toBe('FAILED');
     expect(outcome.attempt.error).toBe(
-      'PLAYWRIGHT check cannot run: engine node22 is not available here (available: none is installed)',
+      `PLAYWRIGHT check cannot run: engine ${chosen} is not available here (available: ${hostEngine ?? 'none is installed'})`,
     );
   });
 
