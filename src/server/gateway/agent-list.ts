@@ -8,6 +8,7 @@ import { enginesOf, isLive } from './presence.js';
  * has been silent longer than the gateway allows (its server may have died); DISCONNECTED: it hung up.
  */
 export type AgentState = 'CONNECTED' | 'UNRESPONSIVE' | 'DISCONNECTED';
+const STATE_ORDER: readonly AgentState[] = ['CONNECTED', 'UNRESPONSIVE', 'DISCONNECTED'];
 
 /** One agent of a private location, as `GET /v1/private-locations/{id}/agents` lists it. */
 export interface AgentRecord {
@@ -45,7 +46,7 @@ interface Row {
   capabilities: { slots?: Partial<SlotCounts>; runtimes?: unknown; engines?: unknown } | null;
 }
 
-/** Every agent a private location has known, those connected first, then the most recently seen. */
+/** Every agent a private location has known: connected, then unresponsive, then gone; the last seen first in each. */
 export async function listAgents(
   db: Db,
   location: { id: string; accountId: string; slugName: string },
@@ -89,7 +90,7 @@ export async function listAgents(
     })
     .sort(
       (a, b) =>
-        Number(b.state === 'CONNECTED') - Number(a.state === 'CONNECTED') ||
+        STATE_ORDER.indexOf(a.state) - STATE_ORDER.indexOf(b.state) ||
         b.lastSeen.localeCompare(a.lastSeen) ||
         a.agentId.localeCompare(b.agentId),
     );

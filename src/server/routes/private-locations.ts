@@ -306,7 +306,7 @@ export function registerPrivateLocationRoutes(app: FastifyInstance, context: Ser
     method: 'GET',
     path: '/v1/private-locations/{id}/agents',
     summary:
-      'Each agent a private location has known, connected ones first: version, connection, runs in flight, capacity',
+      'Each agent a private location has known (connected, then unresponsive, then gone): version, connection, runs in flight, capacity',
     tag: TAG,
     auth: 'user',
     params: idParams,

@@ -174,6 +174,14 @@ describe.each(STORES)('the agent gateway (%s)', (store) => {
     ]);
     expect(listed.body[1].connectedSince).toBe(clock.now().toISOString());
 
+    // Silent for longer than a lease lasts, with its connection not closed: unresponsive (a dead replica's agent).
+    clock.advance(PROTOCOL_LIMITS.leaseTtlMs + 1_000);
+    const silent = await server.api('GET', `/v1/private-locations/${location.id}/agents`);
+    expect(silent.body.map((a: { agentId: string; state: string }) => [a.agentId, a.state])).toEqual([
+      ['lister-1', 'UNRESPONSIVE'],
+      ['lister-0', 'DISCONNECTED'],
+    ]);
+
     expect((await server.api('GET', '/v1/private-locations/nope/agents')).status).toBe(404);
     const described = (await server.api('GET', '/openapi.json')).body.paths[
       '/v1/private-locations/{id}/agents'
