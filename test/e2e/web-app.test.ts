@@ -268,10 +268,18 @@ test('greets', async ({ page }) => {
     expect(created.status).toBe(201);
     const [sessionId] = await trigger(server, [created.body.id]);
     expect((await completed(server, sessionId as string, 90_000)).status).toBe('FAILED');
+    // The run recorded its screenshot (said in full when it did not: on a loaded machine a run may end without).
+    const recorded = (await server.api('GET', `/v1/check-sessions/${sessionId}`)).body;
+    const assets: { name: string; url: string | null }[] = recorded.results[0].browserCheckResult.assets;
+    expect(assets.find((a) => a.name === 'greets-screenshot.png')?.url, JSON.stringify(recorded)).toMatch(
+      /^http/,
+    );
 
     await page.goto(`${server.url}/sessions/${sessionId}`);
     const screenshot = page.getByAltText('Screenshot greets-screenshot.png');
-    await screenshot.waitFor();
+    await screenshot.waitFor().catch(async (error: Error) => {
+      throw new Error(`${error.message}\nThe page showed: ${await page.locator('body').textContent()}`);
+    });
     // Loaded from the control plane under the page's policy, with the session's cookie.
     await page.waitForFunction(
       "[...document.images].some((i) => i.alt === 'Screenshot greets-screenshot.png' && i.complete && i.naturalWidth > 0)",
@@ -384,6 +392,8 @@ test('greets', async ({ page }) => {
       await keys.keyboard.press('Space');
       await keys.getByRole('dialog', { name: edit }).waitFor();
       expect(await focused(keys)).toMatchObject({ tag: 'input', inDialog: true, visible: true });
+      expect(await seriousViolations(keys)).toEqual([]);
+      await keys.screenshot({ path: new URL('web-app-dialog.png', SCREENSHOTS).pathname });
       for (let i = 0; i < 6; i++) {
         await keys.keyboard.press('Tab');
         expect(await focused(keys)).toMatchObject({ inDialog: true, visible: true });
@@ -441,6 +451,11 @@ test('greets', async ({ page }) => {
           path: new URL(`web-app-${name}-dark.png`, SCREENSHOTS).pathname,
           fullPage: true,
         });
+      }
+      for (const path of ['/locations', '/notifications', '/error-groups', '/heartbeats', '/status-pages']) {
+        await dark.goto(`${server.url}${path}`);
+        await dark.locator('main h1').waitFor();
+        expect(await seriousViolations(dark), path).toEqual([]);
       }
     } finally {
       await context.close();
