@@ -44,10 +44,8 @@ export function Dialog({
       ref={ref}
       class="dialog"
       aria-labelledby={titleId}
-      onCancel={(event) => {
-        event.preventDefault();
-        onClose();
-      }}
+      // Escape closes the browser's dialog itself (the `close` event follows); so does anything else that closes it.
+      onClose={onClose}
       onKeyDown={(event) => {
         if (event.key !== 'Tab') return;
         const items = [...(ref.current?.querySelectorAll<HTMLElement>(FOCUSABLE) ?? [])];
