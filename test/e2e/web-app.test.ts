@@ -244,7 +244,13 @@ describe.skipIf(!chromiumPath)('the web app in Chromium', { timeout: 180_000 }, 
       .toBeGreaterThan(before);
 
     await page.setViewportSize({ width: 375, height: 800 });
-    for (const path of ['/checks', `/checks/${checkId}`, '/alert-channels', '/locations']) {
+    for (const path of [
+      '/checks',
+      `/checks/${checkId}`,
+      '/alert-channels',
+      '/locations',
+      `/locations/${locationId}`,
+    ]) {
       await page.goto(`${server.url}${path}`);
       await page.locator('main h1').waitFor();
       expect(await fitsNarrowScreen(page), path).toBe(true);
