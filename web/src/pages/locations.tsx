@@ -97,7 +97,9 @@ function AgentList({ agents }: { agents: AgentRecord[] }) {
                   {agent.platform} · Node.js {agent.nodeVersion}
                 </span>
               </td>
-              <td title={agent.connectedSince ?? ''}>{dateTime(agent.connectedSince)}</td>
+              <td title={agent.connectedSince ?? ''}>
+                {agent.state === 'DISCONNECTED' ? '–' : dateTime(agent.connectedSince)}
+              </td>
               <td title={agent.lastSeen}>{ago(agent.lastSeen)}</td>
               <td>
                 {agent.runsInFlight.light} / {agent.capacity.light} light
