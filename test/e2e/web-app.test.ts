@@ -1,8 +1,9 @@
 /**
- * The web app as a person uses it, in Debian's Chromium (Playwright) against a real control plane and agent: sign
- * in with the API key, watch a check turn red live when its target starts failing, open its failed run, run it
- * now, create an alert channel and send it a test, make and revoke an agent key, sign out. Each page passes axe-core (no serious or critical violation) and fits a 375 px screen; the pages
- * are saved as screenshots for docs/web-app.md.
+ * The web app as a person uses it, in Debian's Chromium (Playwright) against a real control plane and two agents
+ * (two locations): sign in with the API key, watch a check turn red live when its target starts failing, open its
+ * failed run, run it now, create an alert channel and send it a test, make and revoke an agent key, sign out; then
+ * the same with the keyboard alone, and in the dark theme. Each page passes axe-core (no serious or critical
+ * violation) and fits a 375 px screen; the pages are saved as screenshots for docs/web-app.md.
  */
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -55,9 +56,66 @@ async function fitsNarrowScreen(page: Page): Promise<boolean> {
   return (await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth')) as boolean;
 }
 
+/** What has the keyboard focus: enough to say where it is and whether a person can see it. */
+interface Focused {
+  tag: string;
+  text: string;
+  href: string | null;
+  inDialog: boolean;
+  /** An outline is drawn around it, and it is inside the window. */
+  visible: boolean;
+}
+
+/** Evaluated in the page (as text: this project's types have no DOM). */
+const FOCUSED = `(() => {
+  const element = document.activeElement;
+  if (!element || element === document.body) return { tag: 'body', text: '', href: null, inDialog: false, visible: false };
+  const style = getComputedStyle(element);
+  const box = element.getBoundingClientRect();
+  return {
+    tag: element.tagName.toLowerCase(),
+    text: (element.getAttribute('aria-label') ?? element.textContent ?? '').replace(/\\s+/g, ' ').trim(),
+    href: element.getAttribute('href'),
+    inDialog: element.closest('dialog') !== null,
+    visible: style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) >= 2 && box.width > 0 &&
+      box.right > 0 && box.bottom > 0 && box.left < window.innerWidth,
+  };
+})()`;
+
+async function focused(page: Page): Promise<Focused> {
+  return (await page.evaluate(FOCUSED)) as Focused;
+}
+
+/**
+ * Presses Tab (or Shift+Tab) until the focus is on what `wanted` accepts, checking at every stop that the focus
+ * can be seen; fails after `max` presses.
+ */
+async function tabTo(
+  page: Page,
+  wanted: (f: Focused) => boolean,
+  { back = false, max = 60 }: { back?: boolean; max?: number } = {},
+): Promise<Focused> {
+  for (let i = 0; i < max; i++) {
+    await page.keyboard.press(back ? 'Shift+Tab' : 'Tab');
+    const now = await focused(page);
+    expect(now.visible, `focus on <${now.tag}> "${now.text}" is not visible`).toBe(true);
+    if (wanted(now)) return now;
+  }
+  throw new Error(`Tab never reached what was wanted after ${max} presses`);
+}
+
+/** The focus lands on the page's heading once the page is drawn. */
+async function focusOnHeading(page: Page, name: RegExp): Promise<void> {
+  await expect
+    .poll(async () => focused(page), { timeout: 10_000 })
+    .toMatchObject({ tag: 'h1', visible: true });
+  expect((await focused(page)).text).toMatch(name);
+}
+
 describe.skipIf(!chromiumPath)('the web app in Chromium', { timeout: 180_000 }, () => {
   let server: TestServer;
   let agent: TestAgent;
+  let labAgent: TestAgent;
   let target: Awaited<ReturnType<typeof switchableTarget>>;
   let browser: Browser;
   let page: Page;
@@ -76,6 +134,9 @@ describe.skipIf(!chromiumPath)('the web app in Chromium', { timeout: 180_000 }, 
     locationId = location.id;
     agentKeyId = location.keyId;
     agent = await startTestAgent({ url: server.url, key: location.key });
+    // A second location, so that the check's page draws a line per location.
+    const lab = await createLocation(server, 'lab');
+    labAgent = await startTestAgent({ url: server.url, key: lab.key });
     checkId = await createApiCheck(
       server,
       apiCheckAt(target.url, {
@@ -84,7 +145,7 @@ describe.skipIf(!chromiumPath)('the web app in Chromium', { timeout: 180_000 }, 
         frequency: 0,
         frequencyOffset: 10,
         tags: ['shop'],
-        privateLocations: ['office'],
+        privateLocations: ['office', 'lab'],
       }),
     );
     browser = await chromium.launch({ executablePath: chromiumPath ?? '/usr/bin/chromium' });
@@ -97,6 +158,7 @@ describe.skipIf(!chromiumPath)('the web app in Chromium', { timeout: 180_000 }, 
   afterAll(async () => {
     await browser?.close();
     await agent?.agent.stop();
+    await labAgent?.agent.stop();
     await server?.close();
     await target?.close();
     await receiver?.close();
@@ -144,6 +206,19 @@ describe.skipIf(!chromiumPath)('the web app in Chromium', { timeout: 180_000 }, 
     await page.waitForURL(`${server.url}/checks/${checkId}`);
     await page.getByRole('heading', { name: /Shop health/ }).waitFor();
     await page.getByRole('heading', { name: 'Response time' }).waitFor();
+    await page.getByText('Response time p95 over 24h, one line per location').waitFor();
+    await page
+      .getByRole('navigation', { name: 'Percentile by location' })
+      .getByRole('link', { name: 'p99' })
+      .click();
+    await page.getByText('Response time p99 over 24h, one line per location').waitFor();
+    expect(page.url()).toContain('percentile=p99');
+    // Over the last hour (a point a minute), with a line for each of the two locations.
+    await page.getByRole('navigation', { name: 'Window' }).getByRole('link', { name: '1h' }).click();
+    await page.getByText('Response time p99 over 1h, one line per location').waitFor();
+    await expect
+      .poll(() => page.locator('.chart .u-legend .u-series').allTextContents(), { timeout: 30_000 })
+      .toEqual(expect.arrayContaining([expect.stringContaining('lab'), expect.stringContaining('office')]));
     expect(await seriousViolations(page)).toEqual([]);
     await page.screenshot({ path: new URL('web-app-check.png', SCREENSHOTS).pathname, fullPage: true });
 
@@ -169,7 +244,13 @@ describe.skipIf(!chromiumPath)('the web app in Chromium', { timeout: 180_000 }, 
       .toBeGreaterThan(before);
 
     await page.setViewportSize({ width: 375, height: 800 });
-    for (const path of ['/checks', `/checks/${checkId}`, '/alert-channels', '/locations']) {
+    for (const path of [
+      '/checks',
+      `/checks/${checkId}`,
+      '/alert-channels',
+      '/locations',
+      `/locations/${locationId}`,
+    ]) {
       await page.goto(`${server.url}${path}`);
       await page.locator('main h1').waitFor();
       expect(await fitsNarrowScreen(page), path).toBe(true);
@@ -193,10 +274,18 @@ test('greets', async ({ page }) => {
     expect(created.status).toBe(201);
     const [sessionId] = await trigger(server, [created.body.id]);
     expect((await completed(server, sessionId as string, 90_000)).status).toBe('FAILED');
+    // The run recorded its screenshot (said in full when it did not: on a loaded machine a run may end without).
+    const recorded = (await server.api('GET', `/v1/check-sessions/${sessionId}`)).body;
+    const assets: { name: string; url: string | null }[] = recorded.results[0].browserCheckResult.assets;
+    expect(assets.find((a) => a.name === 'greets-screenshot.png')?.url, JSON.stringify(recorded)).toMatch(
+      /^http/,
+    );
 
     await page.goto(`${server.url}/sessions/${sessionId}`);
     const screenshot = page.getByAltText('Screenshot greets-screenshot.png');
-    await screenshot.waitFor();
+    await screenshot.waitFor().catch(async (error: Error) => {
+      throw new Error(`${error.message}\nThe page showed: ${await page.locator('body').textContent()}`);
+    });
     // Loaded from the control plane under the page's policy, with the session's cookie.
     await page.waitForFunction(
       "[...document.images].some((i) => i.alt === 'Screenshot greets-screenshot.png' && i.complete && i.naturalWidth > 0)",
@@ -247,20 +336,157 @@ test('greets', async ({ page }) => {
     }
   });
 
+  it('works with the keyboard alone: skip link, sections, a check and its run, a channel and its dialog, sign-out', async () => {
+    const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
+    const keys = await context.newPage();
+    keys.on('pageerror', (error) => pageErrors.push(error.message));
+    try {
+      await keys.goto(`${server.url}/checks`);
+      await keys.waitForURL(/\/sign-in/);
+      await keys.getByLabel('API key').waitFor();
+      expect(await tabTo(keys, (f) => f.tag === 'input')).toMatchObject({ tag: 'input' });
+      await keys.keyboard.type(server.apiKey);
+      await keys.keyboard.press('Enter');
+      await keys.waitForURL(`${server.url}/checks`);
+      await focusOnHeading(keys, /^Checks/);
+
+      // A fresh load: the first Tab reaches the skip link, shown on screen, which takes the focus to the content.
+      await keys.reload();
+      await keys.locator('main h1').waitFor();
+      expect(await tabTo(keys, () => true, { max: 1 })).toMatchObject({ text: 'Skip to content' });
+      await keys.keyboard.press('Enter');
+      await focusOnHeading(keys, /^Checks/);
+
+      // Through the sections: back from the heading to the navigation, and a page's heading takes the focus.
+      await tabTo(keys, (f) => f.text === 'Private locations', { back: true });
+      await keys.keyboard.press('Enter');
+      await keys.waitForURL(`${server.url}/locations`);
+      await focusOnHeading(keys, /^Private locations/);
+      await tabTo(keys, (f) => f.text === 'Checks' && f.href === '/checks', { back: true });
+      await keys.keyboard.press('Enter');
+      await keys.waitForURL(`${server.url}/checks`);
+      await focusOnHeading(keys, /^Checks/);
+
+      // A check, then one of its runs.
+      await keys.locator(`li[data-check-id="${checkId}"]`).waitFor();
+      await tabTo(keys, (f) => f.text === 'Shop health');
+      await keys.keyboard.press('Enter');
+      await keys.waitForURL(`${server.url}/checks/${checkId}`);
+      await focusOnHeading(keys, /^Shop health/);
+      await keys.locator('a[href^="/sessions/"]').first().waitFor();
+      await tabTo(keys, (f) => f.href?.startsWith('/sessions/') === true);
+      await keys.keyboard.press('Enter');
+      await keys.waitForURL(/\/sessions\//);
+      await focusOnHeading(keys, /^Run of Shop health/);
+
+      // An alert channel, made with the keyboard.
+      await tabTo(keys, (f) => f.text === 'Alert channels', { back: true });
+      await keys.keyboard.press('Enter');
+      await keys.waitForURL(`${server.url}/alert-channels`);
+      await focusOnHeading(keys, /^Alert channels/);
+      await keys.getByRole('heading', { name: 'New channel' }).waitFor();
+      await tabTo(keys, (f) => f.tag === 'input' && !f.inDialog);
+      expect(await keys.evaluate('document.activeElement.id')).toBe('new-channel-address');
+      await keys.keyboard.type('keyboard@example.test');
+      await keys.keyboard.press('Enter');
+      await keys.getByText('Channel created.').waitFor();
+
+      // Its edit dialog: Space opens it, the focus is inside and stays inside, Escape closes it and the focus
+      // goes back to the button that opened it.
+      const edit = 'Edit email keyboard@example.test';
+      await tabTo(keys, (f) => f.text === edit, { back: true });
+      await keys.keyboard.press('Space');
+      await keys.getByRole('dialog', { name: edit }).waitFor();
+      expect(await focused(keys)).toMatchObject({ tag: 'input', inDialog: true, visible: true });
+      expect(await seriousViolations(keys)).toEqual([]);
+      await keys.screenshot({ path: new URL('web-app-dialog.png', SCREENSHOTS).pathname });
+      for (let i = 0; i < 6; i++) {
+        await keys.keyboard.press('Tab');
+        expect(await focused(keys)).toMatchObject({ inDialog: true, visible: true });
+      }
+      for (let i = 0; i < 6; i++) {
+        await keys.keyboard.press('Shift+Tab');
+        expect(await focused(keys)).toMatchObject({ inDialog: true, visible: true });
+      }
+      await keys.keyboard.press('Escape');
+      await keys.getByRole('dialog').waitFor({ state: 'detached' });
+      expect(await focused(keys)).toMatchObject({ tag: 'button', text: edit, visible: true });
+
+      // Sign out, and the sign-in page takes the focus.
+      await tabTo(keys, (f) => f.text === 'Sign out', { back: true });
+      await keys.keyboard.press('Enter');
+      await keys.waitForURL(/\/sign-in/);
+      await keys.getByLabel('API key').waitFor();
+      expect(await tabTo(keys, (f) => f.tag === 'input')).toMatchObject({ tag: 'input' });
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('follows a dark system theme, and passes axe-core in it', async () => {
+    const context = await browser.newContext({ viewport: { width: 1200, height: 900 }, colorScheme: 'dark' });
+    const dark = await context.newPage();
+    dark.on('pageerror', (error) => pageErrors.push(error.message));
+    try {
+      await dark.goto(`${server.url}/sign-in`);
+      expect(await dark.evaluate('getComputedStyle(document.body).backgroundColor')).toBe('rgb(13, 17, 23)');
+      expect(await seriousViolations(dark)).toEqual([]);
+      await dark.getByLabel('API key').fill(server.apiKey);
+      await dark.getByRole('button', { name: 'Sign in' }).click();
+      await dark.waitForURL(`${server.url}/checks`);
+      const failedRun = (await server.api('GET', `/v1/check-results/${checkId}?limit=100`)).body.find(
+        (r: { hasFailures: boolean }) => r.hasFailures,
+      );
+      const pages: [string, string, () => Promise<unknown>][] = [
+        ['checks', '/checks', () => dark.locator(`li[data-check-id="${checkId}"]`).waitFor()],
+        ['check', `/checks/${checkId}?window=1h`, () => dark.locator('.chart canvas').first().waitFor()],
+        [
+          'session',
+          `/sessions/${failedRun.checkSessionId}`,
+          () => dark.getByRole('table', { name: 'Assertions' }).waitFor(),
+        ],
+        ['location', `/locations/${locationId}`, () => dark.locator('tr[data-agent-id]').first().waitFor()],
+        ['alert-channels', '/alert-channels', () => dark.locator('li[data-channel-id]').first().waitFor()],
+      ];
+      for (const [name, path, ready] of pages) {
+        await dark.goto(`${server.url}${path}`);
+        await dark.locator('main h1').waitFor();
+        await ready();
+        expect(await seriousViolations(dark), path).toEqual([]);
+        await dark.screenshot({
+          path: new URL(`web-app-${name}-dark.png`, SCREENSHOTS).pathname,
+          fullPage: true,
+        });
+      }
+      for (const path of ['/locations', '/notifications', '/error-groups', '/heartbeats', '/status-pages']) {
+        await dark.goto(`${server.url}${path}`);
+        await dark.locator('main h1').waitFor();
+        expect(await seriousViolations(dark), path).toEqual([]);
+      }
+    } finally {
+      await context.close();
+    }
+  });
+
   it('shows the location’s agent, makes a second key shown once, and revokes the agent’s key', async () => {
     await page.goto(`${server.url}/locations/${locationId}`);
     await page.getByRole('heading', { name: /office/ }).waitFor();
-    await page.getByText('connected').first().waitFor();
+    const agentRow = page.locator(`tr[data-agent-id="${agent.agent.agentId}"]`);
+    await agentRow.waitFor();
+    expect(await agentRow.textContent()).toMatch(/connected.*\d+ \/ \d+ light/);
     expect(await seriousViolations(page)).toEqual([]);
     await page.getByRole('button', { name: 'Create a key' }).click();
     const shown = (await page.getByTestId('new-key').textContent()) ?? '';
     expect(shown).toMatch(/^pl_/);
     await page.screenshot({ path: new URL('web-app-location.png', SCREENSHOTS).pathname, fullPage: true });
 
-    page.once('dialog', (dialog) => void dialog.accept());
     const before = (await server.api('GET', `/v1/private-locations/${locationId}`)).body.keys;
     const agentKey = before.find((k: { id: string }) => k.id === agentKeyId);
     await page.getByRole('button', { name: `Revoke ${agentKey.maskedKey}` }).click();
+    const confirm = page.getByRole('dialog', { name: `Revoke ${agentKey.maskedKey}?` });
+    // The safe answer has the focus.
+    expect(await focused(page)).toMatchObject({ tag: 'button', text: 'Cancel' });
+    await confirm.getByRole('button', { name: 'Revoke', exact: true }).click();
     await page.getByText(`Revoked ${agentKey.maskedKey}.`).waitFor();
     await expect
       .poll(async () => (await server.api('GET', `/v1/private-locations/${locationId}`)).body.agents.count, {

@@ -1,7 +1,8 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { ErrorBoundary, LocationProvider, lazy, Route, Router, useLocation } from 'preact-iso';
 import { whenSignedOut } from './api.js';
 import { Layout } from './components/layout.js';
+import { focusHeading } from './focus.js';
 import { Checks } from './pages/checks.js';
 import { SignIn } from './pages/sign-in.js';
 import { currentSession, type Session, SessionContext } from './session.js';
@@ -46,13 +47,17 @@ function Pages({ session }: { session: Session | null }) {
   useEffect(() => {
     if (!session && path !== '/sign-in') route(`/sign-in?next=${encodeURIComponent(url)}`, true);
   }, [session, path]);
-  useEffect(() => {
-    document.querySelector<HTMLElement>('main')?.focus();
-  }, [path]);
+  // Once another page is drawn (its chunk loaded), the focus goes to its heading. The router calls this on a
+  // change of page only: a first load starts, as any page does, before the skip link.
+  const stopFocusing = useRef(() => {});
+  const pageChanged = () => {
+    stopFocusing.current();
+    stopFocusing.current = focusHeading();
+  };
   if (!session && path !== '/sign-in') return null;
   return (
     <ErrorBoundary>
-      <Router>
+      <Router onRouteChange={pageChanged}>
         <Route path="/sign-in" component={SignIn} />
         <Route path="/" component={Home} />
         <Route path="/checks" component={Checks} />

@@ -24,11 +24,12 @@ export async function agentConnected(
   };
   await db.query(
     `INSERT INTO agents (account_id, private_location_id, agent_id, agent_version, hostname, capabilities, connected,
-                         first_seen, last_seen, connection_id, key_id, platform, node_version)
-     VALUES ($1, $2, $3, $4, $5, $6::jsonb, true, $7, $7, $8, $9, $10, $11)
+                         first_seen, last_seen, connected_at, connection_id, key_id, platform, node_version)
+     VALUES ($1, $2, $3, $4, $5, $6::jsonb, true, $7, $7, $7, $8, $9, $10, $11)
      ON CONFLICT (private_location_id, agent_id) DO UPDATE SET
        agent_version = EXCLUDED.agent_version, hostname = EXCLUDED.hostname, capabilities = EXCLUDED.capabilities,
-       connected = true, last_seen = EXCLUDED.last_seen, connection_id = EXCLUDED.connection_id,
+       connected = true, last_seen = EXCLUDED.last_seen, connected_at = EXCLUDED.connected_at,
+       connection_id = EXCLUDED.connection_id,
        key_id = EXCLUDED.key_id, platform = EXCLUDED.platform, node_version = EXCLUDED.node_version`,
     [
       agent.accountId,
@@ -93,8 +94,7 @@ export async function agentsSummary(
   }>('SELECT agent_version, connected, last_seen, capabilities FROM agents WHERE private_location_id = $1', [
     privateLocationId,
   ]);
-  const cutoff = now.getTime() - freshMs;
-  const live = rows.filter((r) => r.connected && new Date(r.last_seen).getTime() > cutoff);
+  const live = rows.filter((r) => isLive(r, now, freshMs));
   const lastSeen = rows.reduce<Date | null>(
     (latest, r) => (latest === null || new Date(r.last_seen) > latest ? new Date(r.last_seen) : latest),
     null,
@@ -106,6 +106,11 @@ export async function agentsSummary(
     lastSeen: isoOrNull(lastSeen),
     engines: [...new Set(live.flatMap((r) => enginesOf(r.capabilities)))].sort(),
   };
+}
+
+/** Marked connected and heard from within `freshMs`: connected now. */
+export function isLive(row: { connected: boolean; last_seen: Date }, now: Date, freshMs: number): boolean {
+  return row.connected && new Date(row.last_seen).getTime() > now.getTime() - freshMs;
 }
 
 /** Agents connected now (as `agentsSummary` counts them) at every private location, zeros included. */
@@ -124,7 +129,7 @@ export async function connectedAgentsByLocation(
   return rows.map((r) => ({ accountId: r.account_id, location: r.location, count: Number(r.count) }));
 }
 
-function enginesOf(capabilities: { engines?: unknown } | null): string[] {
+export function enginesOf(capabilities: { engines?: unknown } | null): string[] {
   const engines = capabilities?.engines;
   return Array.isArray(engines) ? engines.filter((e): e is string => typeof e === 'string') : [];
 }

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { notFound, validationError } from '../common/errors.js';
 import type { ServerContext } from '../context.js';
 import { listAgentErrors } from '../gateway/agent-errors.js';
+import { listAgents } from '../gateway/agent-list.js';
 import { agentsSummary } from '../gateway/presence.js';
 import {
   activeKeys,
@@ -57,6 +58,27 @@ const agentsSchema = z.object({
   versions: z.array(z.string()),
   lastSeen: z.string().nullable(),
   engines: z.array(z.string()).describe('Check-suite engines of the connected agents (from their hello)'),
+});
+
+const slotsSchema = z.object({ light: z.number().int(), browser: z.number().int() });
+
+const agentSchema = z.object({
+  agentId: z.string(),
+  hostname: z.string(),
+  agentVersion: z.string(),
+  platform: z.string(),
+  nodeVersion: z.string(),
+  state: z
+    .enum(['CONNECTED', 'UNRESPONSIVE', 'DISCONNECTED'])
+    .describe('UNRESPONSIVE: its connection is not closed, but it has been silent longer than allowed'),
+  connectedSince: z.string().nullable().describe('When its current (or last) connection began'),
+  firstSeen: z.string(),
+  lastSeen: z.string(),
+  keyId: z.string().nullable().describe('The key it connected with'),
+  runsInFlight: slotsSchema.describe('Runs leased to it and not finished, per slot class'),
+  capacity: slotsSchema.describe('Runs it takes at once, per slot class'),
+  engines: z.array(z.string()),
+  runtimes: z.array(z.string()),
 });
 
 const locationSchema = z.object({
@@ -277,6 +299,25 @@ export function registerPrivateLocationRoutes(app: FastifyInstance, context: Ser
         queueSize: rows.map((r) => Number(r.queue_size)),
         oldestScheduledCheckRun: rows.map((r) => Number(r.oldest_scheduled_seconds)),
       };
+    },
+  });
+
+  defineRoute(app, {
+    method: 'GET',
+    path: '/v1/private-locations/{id}/agents',
+    summary:
+      'Each agent a private location has known (connected, then unresponsive, then gone): version, connection, runs in flight, capacity',
+    tag: TAG,
+    auth: 'user',
+    params: idParams,
+    responses: {
+      200: { description: 'Successful', schema: z.array(agentSchema) },
+      404: { description: 'Not found' },
+    },
+    handler: async ({ auth, params }) => {
+      const row = await found(auth.accountId, params.id);
+      const location = { id: row.id, accountId: row.account_id, slugName: row.slug_name };
+      return listAgents(db, location, runs.clock(), runs.agentFreshMs);
     },
   });
 

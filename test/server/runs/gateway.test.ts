@@ -130,6 +130,67 @@ describe.each(STORES)('the agent gateway (%s)', (store) => {
     expect(after.body.agents).toMatchObject({ count: 0, connected: false, versions: [] });
   });
 
+  it('lists each agent of a location: its connection, the runs it holds and how many it takes', async () => {
+    const { location, checkId } = await setup();
+    const connectedAt = clock.now().toISOString();
+    const agent = await connect(location.key, { agentId: 'lister-1' });
+    const first = await server.api('GET', `/v1/private-locations/${location.id}/agents`);
+    expect(first.status).toBe(200);
+    expect(first.body).toEqual([
+      {
+        agentId: 'lister-1',
+        hostname: 'test-host',
+        agentVersion: '1.2.3',
+        platform: expect.any(String),
+        nodeVersion: expect.any(String),
+        state: 'CONNECTED',
+        connectedSince: connectedAt,
+        firstSeen: connectedAt,
+        lastSeen: connectedAt,
+        keyId: location.keyId,
+        runsInFlight: { light: 0, browser: 0 },
+        capacity: { light: 4, browser: 1 },
+        engines: expect.any(Array),
+        runtimes: expect.any(Array),
+      },
+    ]);
+    await trigger(checkId);
+    agent.credit(1);
+    await agent.next('run');
+    const busy = await server.api('GET', `/v1/private-locations/${location.id}/agents`);
+    expect(busy.body[0].runsInFlight).toEqual({ light: 1, browser: 0 });
+
+    // A second agent that hung up is listed after the connected one.
+    clock.advance(1_000);
+    const other = await connect(location.key, { agentId: 'lister-0' });
+    other.close();
+    const listed = await until(
+      () => server.api('GET', `/v1/private-locations/${location.id}/agents`),
+      (r) => r.body.some((a: { state: string }) => a.state === 'DISCONNECTED'),
+    );
+    expect(listed.body.map((a: { agentId: string; state: string }) => [a.agentId, a.state])).toEqual([
+      ['lister-1', 'CONNECTED'],
+      ['lister-0', 'DISCONNECTED'],
+    ]);
+    expect(listed.body[1].connectedSince).toBe(clock.now().toISOString());
+
+    // Silent for longer than a lease lasts, with its connection not closed: unresponsive (a dead replica's agent).
+    clock.advance(PROTOCOL_LIMITS.leaseTtlMs + 1_000);
+    const silent = await server.api('GET', `/v1/private-locations/${location.id}/agents`);
+    expect(silent.body.map((a: { agentId: string; state: string }) => [a.agentId, a.state])).toEqual([
+      ['lister-1', 'UNRESPONSIVE'],
+      ['lister-0', 'DISCONNECTED'],
+    ]);
+
+    expect((await server.api('GET', '/v1/private-locations/nope/agents')).status).toBe(404);
+    const described = (await server.api('GET', '/openapi.json')).body.paths[
+      '/v1/private-locations/{id}/agents'
+    ];
+    expect(
+      Object.keys(described.get.responses['200'].content['application/json'].schema.items.properties),
+    ).toContain('runsInFlight');
+  });
+
   it('sends queued runs as credit allows, and only kinds the agent can run', async () => {
     const { location, checkId } = await setup();
     const tcpCheck = await server.api('POST', '/v1/checks', {

@@ -1,5 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { useLocation } from 'preact-iso';
+import { focusHeading } from '../focus.js';
 import { signOut, useSession } from '../session.js';
 
 const SECTIONS = [
@@ -18,7 +19,15 @@ export function Layout({ children }: { children: ComponentChildren }) {
   const { setSession } = useSession();
   return (
     <>
-      <a class="skip" href="#main">
+      {/* biome-ignore lint/a11y/useValidAnchor: a skip link is a link to the content; the script only moves the focus on to its heading */}
+      <a
+        class="skip"
+        href="#main"
+        onClick={(event) => {
+          event.preventDefault();
+          focusHeading();
+        }}
+      >
         Skip to content
       </a>
       <header class="top">

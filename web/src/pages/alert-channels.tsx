@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.js';
+import { Dialog } from '../components/dialog.js';
 import { Layout } from '../components/layout.js';
 import { ScrollBox } from '../components/scroll-box.js';
 import { StateBadge } from '../components/state-badge.js';
@@ -181,35 +182,39 @@ export function AlertChannels() {
             <p class="muted">
               {channel.subscriptions.length} subscription{channel.subscriptions.length === 1 ? '' : 's'}
             </p>
-            {editing === channel.id ? (
-              <ChannelForm channel={channel} onSaved={saved} onCancel={() => setEditing(null)} />
-            ) : (
-              <div class="actions">
-                <button type="button" onClick={() => setEditing(channel.id)}>
-                  Edit {spoken(channel.type)} {summary(channel)}
-                </button>
-                <button
-                  type="button"
-                  onClick={async () => {
-                    setMessage('Sending a test…');
-                    try {
-                      const answer = await api.post<{
-                        outcome: string;
-                        responseStatus: number | null;
-                        detail: string;
-                      }>(`/v1/alert-channels/${channel.id}/test`);
-                      setMessage(
-                        `Test ${answer.outcome === 'SENT' ? 'sent' : 'failed'}${answer.responseStatus ? ` (${answer.responseStatus})` : ''}: ${answer.detail}`,
-                      );
-                    } catch (e) {
-                      setMessage((e as Error).message);
-                    }
-                  }}
-                >
-                  Send a test to {summary(channel)}
-                </button>
-              </div>
+            {editing === channel.id && (
+              <Dialog
+                title={`Edit ${spoken(channel.type)} ${summary(channel)}`}
+                onClose={() => setEditing(null)}
+              >
+                <ChannelForm channel={channel} onSaved={saved} onCancel={() => setEditing(null)} />
+              </Dialog>
             )}
+            <div class="actions">
+              <button type="button" onClick={() => setEditing(channel.id)}>
+                Edit {spoken(channel.type)} {summary(channel)}
+              </button>
+              <button
+                type="button"
+                onClick={async () => {
+                  setMessage('Sending a test…');
+                  try {
+                    const answer = await api.post<{
+                      outcome: string;
+                      responseStatus: number | null;
+                      detail: string;
+                    }>(`/v1/alert-channels/${channel.id}/test`);
+                    setMessage(
+                      `Test ${answer.outcome === 'SENT' ? 'sent' : 'failed'}${answer.responseStatus ? ` (${answer.responseStatus})` : ''}: ${answer.detail}`,
+                    );
+                  } catch (e) {
+                    setMessage((e as Error).message);
+                  }
+                }}
+              >
+                Send a test to {summary(channel)}
+              </button>
+            </div>
           </li>
         ))}
       </ul>

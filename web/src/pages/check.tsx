@@ -1,7 +1,8 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { useLocation, useRoute } from 'preact-iso';
 import { api } from '../api.js';
-import { TimeChart } from '../components/chart.js';
+import { SERIES_COLORS, TimeChart } from '../components/chart.js';
+import { Choices } from '../components/choices.js';
 import { Code } from '../components/code.js';
 import { Layout } from '../components/layout.js';
 import { ScrollBox } from '../components/scroll-box.js';
@@ -11,13 +12,41 @@ import { useLiveStatuses } from '../live.js';
 import type { CheckAggregates, CheckStatus, ListedResult } from '../types.js';
 
 const WINDOWS = ['1h', '24h', '7d', '30d'] as const;
+const PERCENTILES = ['p50', 'p95', 'p99'] as const;
+type Percentile = (typeof PERCENTILES)[number];
+
+/** One line per location: the percentile of each step, null where that location had no result in it. */
+function byLocation(aggregates: CheckAggregates, percentile: Percentile) {
+  const times = [...new Set(aggregates.locationSeries.map((s) => new Date(s.periodStart).getTime()))].sort(
+    (a, b) => a - b,
+  );
+  const index = new Map(times.map((t, i) => [t, i]));
+  return {
+    times,
+    series: aggregates.locations.map((l, i) => {
+      const values: (number | null)[] = times.map(() => null);
+      for (const point of aggregates.locationSeries) {
+        if (point.location !== l.location) continue;
+        values[index.get(new Date(point.periodStart).getTime()) ?? 0] =
+          point.responseTime?.[percentile] ?? null;
+      }
+      return { label: l.location, values, color: SERIES_COLORS[i % SERIES_COLORS.length] as string };
+    }),
+  };
+}
 
 /** One check: its state, response times over a window, its runs, and what a person does to it. */
 export function Check() {
   const { params } = useRoute();
-  const { query, route, path } = useLocation();
+  const { query, path } = useLocation();
   const id = params.id ?? '';
   const window = WINDOWS.includes(query.window as never) ? (query.window as string) : '24h';
+  const percentile: Percentile = PERCENTILES.includes(query.percentile as never)
+    ? (query.percentile as Percentile)
+    : 'p95';
+  /** The page's URL with these of its choices changed (kept in the URL, so the view can be shared). */
+  const linkTo = (change: { window?: string; percentile?: string }) =>
+    `${path}?${new URLSearchParams({ window, percentile, ...change })}`;
   const [status, setStatus] = useState<CheckStatus | null>(null);
   const [definition, setDefinition] = useState<Record<string, unknown> | null>(null);
   const [aggregates, setAggregates] = useState<CheckAggregates | null>(null);
@@ -51,12 +80,13 @@ export function Check() {
       times,
       range: [new Date(aggregates.from).getTime(), new Date(aggregates.to).getTime()] as [number, number],
       series: [
-        { label: 'p50', values: pick('p50'), color: '#2da44e' },
-        { label: 'p95', values: pick('p95'), color: '#bf8700' },
-        { label: 'p99', values: pick('p99'), color: '#cf222e' },
+        { label: 'p50', values: pick('p50'), color: '--series-3' },
+        { label: 'p95', values: pick('p95'), color: '--series-6' },
+        { label: 'p99', values: pick('p99'), color: '--series-2' },
       ],
+      locations: byLocation(aggregates, percentile),
     };
-  }, [aggregates]);
+  }, [aggregates, percentile]);
 
   const act = async (what: string, call: () => Promise<unknown>) => {
     setMessage(null);
@@ -116,21 +146,7 @@ export function Check() {
 
       <section aria-labelledby="response-times">
         <h2 id="response-times">Response time</h2>
-        <nav aria-label="Window" class="tabs">
-          {WINDOWS.map((w) => (
-            <a
-              key={w}
-              href={`${path}?window=${w}`}
-              aria-current={w === window ? 'page' : undefined}
-              onClick={(e) => {
-                e.preventDefault();
-                route(`${path}?window=${w}`, true);
-              }}
-            >
-              {w}
-            </a>
-          ))}
-        </nav>
+        <Choices label="Window" options={WINDOWS} chosen={window} hrefOf={(w) => linkTo({ window: w })} />
         {aggregates && (
           <>
             <dl class="figures">
@@ -165,6 +181,23 @@ export function Check() {
                 range={chart.range}
                 caption={`Response time percentiles over ${window}, all locations`}
               />
+            )}
+            {chart && chart.locations.times.length > 0 && (
+              <>
+                <h3 id="by-location">By location</h3>
+                <Choices
+                  label="Percentile by location"
+                  options={PERCENTILES}
+                  chosen={percentile}
+                  hrefOf={(p) => linkTo({ percentile: p })}
+                />
+                <TimeChart
+                  times={chart.locations.times}
+                  series={chart.locations.series}
+                  range={chart.range}
+                  caption={`Response time ${percentile} over ${window}, one line per location`}
+                />
+              </>
             )}
             <ScrollBox label="By location">
               <table>

@@ -3,9 +3,12 @@ import { useRoute } from 'preact-iso';
 import { api } from '../api.js';
 import { TimeChart } from '../components/chart.js';
 import { CopyButton } from '../components/copy-button.js';
+import { Dialog } from '../components/dialog.js';
 import { Layout } from '../components/layout.js';
+import { ScrollBox } from '../components/scroll-box.js';
 import { StateBadge } from '../components/state-badge.js';
 import { ago, dateTime } from '../format.js';
+import type { AgentRecord } from '../types.js';
 
 interface LocationKey {
   id: string;
@@ -61,6 +64,57 @@ function Agents({ location }: { location: PrivateLocation }) {
   );
 }
 
+/** Each agent of a location, one row each: who it is, its connection, and the runs it holds of those it takes. */
+function AgentList({ agents }: { agents: AgentRecord[] }) {
+  if (agents.length === 0) return <p class="muted">No agent has connected yet.</p>;
+  return (
+    <ScrollBox label="Agents">
+      <table data-testid="agent-list">
+        <caption class="visually-hidden">Agents, connected first</caption>
+        <thead>
+          <tr>
+            <th scope="col">Agent</th>
+            <th scope="col">State</th>
+            <th scope="col">Version</th>
+            <th scope="col">Connected since</th>
+            <th scope="col">Last seen</th>
+            <th scope="col">Runs in flight / capacity</th>
+          </tr>
+        </thead>
+        <tbody>
+          {agents.map((agent) => (
+            <tr key={agent.agentId} data-agent-id={agent.agentId}>
+              <th scope="row">
+                {agent.hostname}
+                <span class="muted kind">{agent.agentId}</span>
+              </th>
+              <td>
+                <StateBadge state={agent.state} />
+              </td>
+              <td>
+                {agent.agentVersion}
+                <span class="muted kind">
+                  {agent.platform} · Node.js {agent.nodeVersion}
+                </span>
+              </td>
+              <td title={agent.connectedSince ?? ''}>
+                {agent.state === 'DISCONNECTED' ? '–' : dateTime(agent.connectedSince)}
+              </td>
+              <td title={agent.lastSeen}>{ago(agent.lastSeen)}</td>
+              <td>
+                {agent.runsInFlight.light} / {agent.capacity.light} light
+                <span class="kind">
+                  {agent.runsInFlight.browser} / {agent.capacity.browser} browser
+                </span>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </ScrollBox>
+  );
+}
+
 /** Every private location: its agents, versions and last contact. */
 export function Locations() {
   const [locations, setLocations] = useState<PrivateLocation[] | null>(null);
@@ -95,12 +149,16 @@ export function Location() {
   const { params } = useRoute();
   const [location, setLocation] = useState<PrivateLocation | null>(null);
   const [metrics, setMetrics] = useState<Metrics | null>(null);
+  const [agents, setAgents] = useState<AgentRecord[] | null>(null);
   const [newKey, setNewKey] = useState<string | null>(null);
+  const [revoking, setRevoking] = useState<LocationKey | null>(null);
   const [message, setMessage] = useState<string | null>(null);
-  const load = () =>
-    api
+  const load = () => {
+    void api.get<AgentRecord[]>(`/v1/private-locations/${params.id}/agents`).then(setAgents, () => {});
+    return api
       .get<PrivateLocation>(`/v1/private-locations/${params.id}`)
       .then(setLocation, (e: Error) => setMessage(e.message));
+  };
   useEffect(() => {
     void load();
     const to = Math.floor(Date.now() / 1000);
@@ -116,8 +174,8 @@ export function Location() {
       times,
       range: [Date.now() - 86_400_000, Date.now()] as [number, number],
       series: [
-        { label: 'queued runs', values: metrics.queueSize, color: '#0969da' },
-        { label: 'oldest wait (s)', values: metrics.oldestScheduledCheckRun, color: '#bf8700' },
+        { label: 'queued runs', values: metrics.queueSize, color: '--series-1' },
+        { label: 'oldest wait (s)', values: metrics.oldestScheduledCheckRun, color: '--series-6' },
       ],
     };
   }, [metrics]);
@@ -132,6 +190,11 @@ export function Location() {
         {location.name} <span class="muted">{location.slugName}</span>
       </h1>
       <Agents location={location} />
+
+      <section aria-labelledby="agents">
+        <h2 id="agents">Agents</h2>
+        {agents && <AgentList agents={agents} />}
+      </section>
 
       <section aria-labelledby="queue">
         <h2 id="queue">Queue</h2>
@@ -172,20 +235,7 @@ export function Location() {
           {location.keys.map((key) => (
             <li key={key.id}>
               <code>{key.maskedKey}</code> <span class="muted">made {dateTime(key.created_at)}</span>{' '}
-              <button
-                type="button"
-                onClick={async () => {
-                  if (!confirm(`Revoke ${key.maskedKey}? Agents connected with it are disconnected.`)) return;
-                  try {
-                    await api.delete(`/v1/private-locations/${location.id}/keys/${key.id}`);
-                    setMessage(`Revoked ${key.maskedKey}.`);
-                    setNewKey(null);
-                    void load();
-                  } catch (e) {
-                    setMessage((e as Error).message);
-                  }
-                }}
-              >
+              <button type="button" onClick={() => setRevoking(key)}>
                 Revoke {key.maskedKey}
               </button>
             </li>
@@ -210,6 +260,37 @@ export function Location() {
         <p role="status" class="message">
           {message ?? ''}
         </p>
+        {revoking && (
+          <Dialog
+            title={`Revoke ${revoking.maskedKey}?`}
+            onClose={() => setRevoking(null)}
+            initialFocus="button[value=cancel]"
+          >
+            <p>Agents connected with this key are disconnected, and their runs go back to the queue.</p>
+            <div class="actions">
+              <button
+                type="button"
+                class="danger"
+                onClick={async () => {
+                  try {
+                    await api.delete(`/v1/private-locations/${location.id}/keys/${revoking.id}`);
+                    setMessage(`Revoked ${revoking.maskedKey}.`);
+                    setNewKey(null);
+                    void load();
+                  } catch (e) {
+                    setMessage((e as Error).message);
+                  }
+                  setRevoking(null);
+                }}
+              >
+                Revoke
+              </button>
+              <button type="button" value="cancel" onClick={() => setRevoking(null)}>
+                Cancel
+              </button>
+            </div>
+          </Dialog>
+        )}
       </section>
     </Layout>
   );

@@ -14,6 +14,7 @@ import { subscriberMails } from './120-subscriber-mails.js';
 import { maintenanceUpdates } from './130-maintenance-updates.js';
 import { leanRunWrites } from './140-lean-run-writes.js';
 import { webSessions } from './150-web-sessions.js';
+import { agentConnectedAt } from './160-agent-connected-at.js';
 
 export interface Migration {
   name: string;
@@ -42,4 +43,5 @@ export const MIGRATIONS: readonly Migration[] = [
   maintenanceUpdates,
   leanRunWrites,
   webSessions,
+  agentConnectedAt,
 ];
