@@ -153,11 +153,7 @@ export async function startAgent(config: AgentConfig, options: AgentOptions = {}
       release([run.runId]);
       return;
     }
-    const spooled = idempotencyKey(run.runId, run.attempt);
-    const outcome = runner.accept(
-      run,
-      spool.entries().some((e) => e.key === spooled),
-    );
+    const outcome = runner.accept(run, spool.holds(idempotencyKey(run.runId, run.attempt)));
     if (outcome === 'no-credit') {
       log.warn({ runId: run.runId }, 'received a run without credit for it; handing it back');
       release([run.runId]);

@@ -82,6 +82,8 @@ interface Pending {
  */
 export class ResultSpool {
   private readonly list: SpoolEntry[] = [];
+  /** How many entries of each Idempotency-Key are spooled. */
+  private readonly keys = new Map<string, number>();
   private total = 0;
   /** Why the last write failed (the disk is full, read-only, …), or null while results reach the disk. */
   private failure: string | null = null;
@@ -323,6 +325,9 @@ export class ResultSpool {
     if (index === -1) return;
     this.list.splice(index, 1);
     this.total -= entry.bytes;
+    const copies = (this.keys.get(entry.key) ?? 1) - 1;
+    if (copies > 0) this.keys.set(entry.key, copies);
+    else this.keys.delete(entry.key);
     if (this.cache.delete(entry)) this.cachedBytes -= entry.bytes;
     if (!entry.file) return;
     if (entry.offset !== undefined) {
@@ -346,6 +351,11 @@ export class ResultSpool {
 
   has(entry: SpoolEntry): boolean {
     return this.list.includes(entry);
+  }
+
+  /** Whether a result of this Idempotency-Key is spooled (a run sent again is not run twice). */
+  holds(key: string): boolean {
+    return this.keys.has(key);
   }
 
   /** Why results cannot be written to disk now (e.g. ENOSPC, EROFS), or null while they can. */
@@ -372,6 +382,7 @@ export class ResultSpool {
   private push(entry: SpoolEntry): void {
     this.list.push(entry);
     this.total += entry.bytes;
+    this.keys.set(entry.key, (this.keys.get(entry.key) ?? 0) + 1);
   }
 
   private async load(file: string): Promise<SpoolEntry | null> {
