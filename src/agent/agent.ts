@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { DestinationStream } from 'pino';
 import { defaultExecutors } from '../executors/registry.js';
 import { createErrorReporter, type ErrorReporter } from '../observability/error-reporter.js';
-import { createLogger, type Logger } from '../observability/logger.js';
+import { batchedStdout, createLogger, type Logger } from '../observability/logger.js';
 import { createAgentMetrics } from '../observability/metrics.js';
 import { SecretValues } from '../observability/secret-values.js';
 import { AGENT_PATHS, idempotencyKey, type RunMessage, type SlotCounts } from '../protocol/index.js';
@@ -22,13 +22,17 @@ import { loadAgentId } from './identity.js';
 import { Runner } from './runner.js';
 import { sensitiveEnvValues, urlPasswords } from './sensitive.js';
 import { gracefulShutdown } from './shutdown.js';
+import { gathered } from './slots/gathered.js';
 import { SlotLedger } from './slots/ledger.js';
 import { SlotQueues } from './slots/queues.js';
 import { ResultSpool } from './spool/spool.js';
 
+/** Slots freed within this time of each other are granted in one credit message. */
+const CREDIT_GATHER_MS = 10;
+
 /** Knobs for tests; production uses the defaults. */
 export interface AgentOptions {
-  /** Where log lines go (stdout by default). */
+  /** Where log lines go (stdout, batched, by default). */
   logDestination?: DestinationStream;
   /** Reconnect back-off (1 s doubling to 60 s). */
   reconnect?: { baseMs: number; maxMs: number };
@@ -63,7 +67,7 @@ export async function startAgent(config: AgentConfig, options: AgentOptions = {}
   let reporter: ErrorReporter | undefined;
   const log = createLogger({
     level: config.logLevel,
-    destination: options.logDestination,
+    destination: options.logDestination ?? batchedStdout(),
     secrets,
     onError: (event) => reporter?.report(event),
   });
@@ -138,7 +142,7 @@ export async function startAgent(config: AgentConfig, options: AgentOptions = {}
     limitScale: config.runLimitScale,
     peerProtocolVersion: () => connection.protocolVersion,
     onSpooled: () => delivery.notify(),
-    onSlotFreed: grantCredit,
+    onSlotFreed: gathered(grantCredit, CREDIT_GATHER_MS),
   });
   /** Runs whose leases should carry on: held ones, and finished ones whose result is not acknowledged yet. */
   const leasedRunIds = () =>
@@ -149,11 +153,7 @@ export async function startAgent(config: AgentConfig, options: AgentOptions = {}
       release([run.runId]);
       return;
     }
-    const spooled = idempotencyKey(run.runId, run.attempt);
-    const outcome = runner.accept(
-      run,
-      spool.entries().some((e) => e.key === spooled),
-    );
+    const outcome = runner.accept(run, spool.holds(idempotencyKey(run.runId, run.attempt)));
     if (outcome === 'no-credit') {
       log.warn({ runId: run.runId }, 'received a run without credit for it; handing it back');
       release([run.runId]);

@@ -1,4 +1,5 @@
 import pino, { type DestinationStream, type Logger } from 'pino';
+import { redactFields } from './redact-fields.js';
 import type { SecretValues } from './secret-values.js';
 
 export const LOG_LEVELS = ['DEBUG', 'LOG', 'INFO', 'WARN', 'ERROR'] as const;
@@ -13,30 +14,12 @@ const PINO_LEVELS: Record<LogLevelName, pino.Level> = {
   ERROR: 'error',
 };
 
-const SENSITIVE_FIELDS = [
-  'authorization',
-  'Authorization',
-  'proxy-authorization',
-  'cookie',
-  'apiKey',
-  'api_key',
-  'API_KEY',
-  'key',
-  'password',
-  'passphrase',
-  'secret',
-  'token',
-];
-
-/** A field name as a path step: `.name`, or `["name"]` when it is not an identifier. */
-const step = (name: string) => (/^[A-Za-z_$][\w$]*$/.test(name) ? `.${name}` : `["${name}"]`);
-
-/** Field names whose values never reach a log line: at the top level, one level down, and under `headers`. */
-export const REDACT_PATHS = SENSITIVE_FIELDS.flatMap((name) => [
-  step(name).replace(/^\./, ''),
-  `*${step(name)}`,
-  `headers${step(name)}`,
-]);
+/**
+ * Stdout for a process that logs per run (the agent): lines written while a write is under way go out together in
+ * the next one, rather than one system call each; what is still buffered is written when the process exits (pino
+ * flushes it on exit, also after a crash), so only a SIGKILL can lose the last lines.
+ */
+export const batchedStdout = (): DestinationStream => pino.destination({ dest: 1, sync: false });
 
 /** An error-level log event, as handed to the error reporter. */
 export interface ErrorEvent {
@@ -63,8 +46,7 @@ export function createLogger(options: LoggerOptions): Logger {
       level: PINO_LEVELS[options.level],
       base: options.base ?? {},
       timestamp: pino.stdTimeFunctions.isoTime,
-      formatters: { level: (label) => ({ level: label }) },
-      redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+      formatters: { level: (label) => ({ level: label }), log: redactFields, bindings: redactFields },
       hooks: {
         streamWrite: (line) => secrets.mask(line),
         logMethod(args, method, level) {

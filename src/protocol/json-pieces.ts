@@ -10,6 +10,8 @@ const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
  * pieces joined are exactly `JSON.stringify(value)`.
  */
 export function jsonPieces(value: unknown): string[] {
+  // A replacer function costs a call for every value: most results have no large string and need none.
+  if (!holdsLargeString(value)) return [JSON.stringify(value)];
   const large: string[] = [];
   const marker = `\u0001large-${Math.random().toString(36).slice(2)}-`;
   const text = JSON.stringify(value, (_key, item: unknown) => {
@@ -22,4 +24,17 @@ export function jsonPieces(value: unknown): string[] {
   const escaped = JSON.stringify(marker).slice(1, -1);
   const parts = text.split(new RegExp(`"${escaped.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&')}(\\d+)"`));
   return parts.flatMap((part, i) => (i % 2 === 0 ? [part] : ['"', large[Number(part)] as string, '"']));
+}
+
+function holdsLargeString(value: unknown): boolean {
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const item = stack.pop();
+    if (typeof item === 'string') {
+      if (item.length >= LARGE_STRING) return true;
+    } else if (typeof item === 'object' && item !== null) {
+      for (const key in item) stack.push((item as Record<string, unknown>)[key]);
+    }
+  }
+  return false;
 }

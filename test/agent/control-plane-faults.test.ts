@@ -2,13 +2,12 @@
  * What the agent does with answers the real control plane never gives (see test/support/fake-control-plane.ts
  * for why these use a stand-in): it must survive them without losing or repeating work.
  */
-import { readdir } from 'node:fs/promises';
-import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentOptions } from '../../src/agent/agent.js';
 import { startTestAgent, type TestAgent, waitFor } from '../support/agent.js';
 import { type CountingTarget, startCountingTarget } from '../support/counting-target.js';
 import { FAKE_KEY, FakeControlPlane } from '../support/fake-control-plane.js';
+import { spooledResults } from '../support/spool-files.js';
 
 /** A check as a control plane stores it, against a local URL. */
 function apiCheck(url: string): Record<string, unknown> {
@@ -50,8 +49,7 @@ async function connectedAgent(
 }
 
 const released = () => fake.received('release').flatMap((m) => m.runIds);
-const spooled = async (dataDir: string) =>
-  (await readdir(join(dataDir, 'spool'))).filter((f) => f.endsWith('.result.json')).length;
+const spooled = async (dataDir: string) => (await spooledResults(dataDir)).length;
 
 describe('agent: a control plane that misbehaves', () => {
   it('logs an UNSUPPORTED_PROTOCOL refusal clearly and retries slowly, never in a loop', async () => {

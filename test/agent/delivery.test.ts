@@ -1,5 +1,3 @@
-import { readdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startTestAgent, type TestAgent, waitFor } from '../support/agent.js';
 import {
@@ -12,6 +10,7 @@ import {
   useServerAndTarget,
 } from '../support/runs.js';
 import { type CreatedLocation, createApiCheck, createLocation } from '../support/server.js';
+import { spooledResults } from '../support/spool-files.js';
 
 const fixture = useServerAndTarget();
 
@@ -44,23 +43,6 @@ async function checksAt(location: CreatedLocation, paths: string[]): Promise<str
   }
   return ids;
 }
-
-/**
- * The results written whole to the spool (not the temporary files of writes under way): a file of its own holds
- * one, a file written for several results that finished together one per line.
- */
-const spooledResults = async (dataDir: string) => {
-  const dir = join(dataDir, 'spool');
-  const results: string[] = [];
-  for (const name of await readdir(dir)) {
-    if (name.startsWith('.')) continue;
-    if (name.endsWith('.result.json')) results.push(name);
-    if (!name.endsWith('.results.jsonl')) continue;
-    const lines = (await readFile(join(dir, name), 'utf8')).split('\n').filter(Boolean);
-    results.push(...lines.map((_, i) => `${name}:${i}`));
-  }
-  return results;
-};
 
 const healthOf = async (agent: TestAgent) => JSON.parse((await agent.health('/health')).text);
 

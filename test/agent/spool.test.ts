@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { appendFile, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -40,18 +40,24 @@ async function sent(spool: ResultSpool, entry: SpoolEntry | undefined): Promise<
 }
 
 describe('result spool', () => {
-  it('writes each result whole to its own file and reads it back after a restart, oldest first', async () => {
+  it('appends each result to one file, a line each, and reads them back after a restart, oldest first', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'vantage-spool-'));
     const { spool } = await openSpool(dir);
     await spool.add(upload('run-a'));
     await spool.add(upload('run-b'));
     const files = await readdir(dir);
-    expect(files).toHaveLength(2);
-    // A file is the upload's JSON itself, sent as it is; when it was spooled is in its name.
-    const first = files.sort()[0] as string;
-    expect(JSON.parse(await readFile(join(dir, first), 'utf8'))).toEqual(upload('run-a'));
-    expect(Number(first.split('-')[0])).toBeGreaterThan(Date.now() - 60_000);
+    expect(files).toHaveLength(1);
+    // A line is the upload's JSON itself, sent as it is; when the file was started is in its name.
+    const [file] = files as [string];
+    expect(file).toMatch(/\.results\.jsonl$/);
+    expect((await readFile(join(dir, file), 'utf8')).split('\n')).toEqual([
+      JSON.stringify(upload('run-a')),
+      JSON.stringify(upload('run-b')),
+      '',
+    ]);
+    expect(Number(file.split('-')[0])).toBeGreaterThan(Date.now() - 60_000);
     expect(await sent(spool, spool.entries()[0])).toBe(JSON.stringify(upload('run-a')));
+    expect(await sent(spool, spool.entries()[1])).toBe(JSON.stringify(upload('run-b')));
 
     const reopened = (await openSpool(dir)).spool;
     expect(reopened.entries().map((e) => e.key)).toEqual(['run-a:1', 'run-b:1']);
@@ -60,17 +66,16 @@ describe('result spool', () => {
     expect((await openSpool(dir)).spool.entries().map((e) => e.key)).toEqual(['run-b:1']);
   });
 
-  it('writes results that finish while a write is under way together, in one file, and reads them back', async () => {
+  it('writes results that finish while a write is under way together, and reads them back', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'vantage-spool-'));
     const { spool } = await openSpool(dir);
     const runs = ['run-1', 'run-2', 'run-3', 'run-4', 'run-5'];
     // The first is written at once; the others finish while it is being written, and share the next write.
     const entries = await Promise.all(runs.map((run) => spool.add(upload(run))));
-    const files = (await readdir(dir)).sort();
-    expect(files).toHaveLength(2);
-    expect(files[1]).toMatch(/\.results\.jsonl$/);
-    expect((await readFile(join(dir, files[1] as string), 'utf8')).split('\n')).toEqual([
-      ...runs.slice(1).map((run) => JSON.stringify(upload(run))),
+    const files = await readdir(dir);
+    expect(files).toHaveLength(1);
+    expect((await readFile(join(dir, files[0] as string), 'utf8')).split('\n')).toEqual([
+      ...runs.map((run) => JSON.stringify(upload(run))),
       '',
     ]);
     for (const [index, entry] of entries.entries()) {
@@ -87,11 +92,29 @@ describe('result spool', () => {
     expect(await reopened.jsonBytes(reopened.entries()[3] as never)).toEqual(
       Buffer.from(JSON.stringify(upload('run-4'))),
     );
-    // The shared file goes with the last of its results.
+    // The file goes with the last of its results.
     for (const entry of reopened.entries().slice(0, 4)) await reopened.remove(entry);
     expect(await readdir(dir)).toHaveLength(1);
     await reopened.remove(reopened.entries()[0] as never);
     expect(await readdir(dir)).toEqual([]);
+  });
+
+  it('starts a new file once every result of the current one is acknowledged, and skips a torn last line', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'vantage-spool-'));
+    const { spool } = await openSpool(dir);
+    const first = await spool.add(upload('run-1'));
+    await spool.remove(first);
+    expect(await readdir(dir)).toEqual([]);
+    const second = await spool.add(upload('run-2'));
+    await spool.add(upload('run-3'));
+    // Acknowledged while the file takes more: its line is marked, and not read again.
+    await spool.remove(second);
+    const [file] = (await readdir(dir)) as [string];
+    // A crash in the middle of an append leaves part of a line at the end: the results before it are kept.
+    await appendFile(join(dir, file), '{"runId":"run-4","att');
+    const { spool: reopened, logs } = await openSpool(dir);
+    expect(reopened.entries().map((e) => e.runId)).toEqual(['run-3']);
+    expect(logs.text).toContain('unreadable');
   });
 
   it('reads and sends the files of earlier versions, which wrap the upload with its key and time', async () => {
@@ -126,7 +149,7 @@ describe('result spool', () => {
     await spool.add(upload('run-4', 300));
     expect(spool.entries().map((e) => e.runId)).toEqual(['run-3', 'run-4']);
     expect(dropped.reduce((a, b) => a + b, 0)).toBe(2);
-    expect(await readdir(dir)).toHaveLength(2);
+    expect((await openSpool(dir)).spool.entries().map((e) => e.runId)).toEqual(['run-3', 'run-4']);
     expect(logs.text).toMatch(/over AGENT_SPOOL_MAX_MB: dropped the 1 oldest result/);
     expect(spool.bytes).toBeLessThanOrEqual(1000);
   });

@@ -19,6 +19,7 @@ import {
   useServerAndTarget,
 } from '../support/runs.js';
 import { type CreatedLocation, createApiCheck, createLocation } from '../support/server.js';
+import { spooledResults } from '../support/spool-files.js';
 
 const fixture = useServerAndTarget();
 
@@ -127,7 +128,7 @@ describe('vantage agent, the process, with the control plane', { timeout: 120_00
     await fixture.server.stop();
     fixture.target.release('/crash-done');
     await first.waitForLog('the result spooled', (l) => l.msg === 'run finished' && l.runId === doneRun);
-    expect((await readdir(join(dataDir, 'spool'))).filter((f) => f.endsWith('.result.json'))).toHaveLength(1);
+    expect(await spooledResults(dataDir)).toHaveLength(1);
     first.kill('SIGKILL');
     expect((await first.exited).signal).toBe('SIGKILL');
 

@@ -50,6 +50,7 @@ describe('logger', () => {
       },
       'request',
     );
+    log.warn({ err: Object.assign(new Error('refused'), { token: 'e-value-8' }) }, 'call failed');
     const text = raw.join('');
     for (const value of [
       'k-value-1',
@@ -59,10 +60,13 @@ describe('logger', () => {
       't-value-5',
       's-value-6',
       'x-value-7',
+      'e-value-8',
     ]) {
       expect(text).not.toContain(value);
     }
     expect(text).toContain('[redacted]');
+    // The error is still written as an error, with its message and stack.
+    expect(JSON.parse(raw[1] ?? '{}').err).toMatchObject({ type: 'Error', message: 'refused' });
   });
 
   it('masks known secret values, the API key and bearer tokens wherever they appear', () => {

@@ -1,5 +1,5 @@
 import type { Logger } from '../../observability/logger.js';
-import { AGENT_PATHS, type ResultUpload, resultBatchAnswer } from '../../protocol/index.js';
+import { AGENT_PATHS, PROTOCOL_LIMITS, type ResultUpload, resultBatchAnswer } from '../../protocol/index.js';
 import { Backoff } from '../connection/backoff.js';
 import type { ResultSpool, SpoolEntry } from '../spool/spool.js';
 import { essentialUpload } from './bounded-result.js';
@@ -95,6 +95,9 @@ export class ResultDelivery {
 
   /** A new result is in the spool. */
   notify(): void {
+    // While results wait for company, one more changes nothing until the batch could be full.
+    const waiting = this.lingerUntil > Date.now();
+    if (waiting && this.options.spool.count < PROTOCOL_LIMITS.resultBatchSize) return;
     this.wakeup.wake();
   }
 

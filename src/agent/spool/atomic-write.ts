@@ -1,4 +1,4 @@
-import { open, rename, rm } from 'node:fs/promises';
+import { type FileHandle, open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
 /** Name prefix of files being written; what is left of them after a crash is garbage. */
@@ -10,13 +10,12 @@ export const PARTIAL_PREFIX = '.partial-';
  */
 export async function writeFileAtomic(
   path: string,
-  data: string | Uint8Array | readonly string[],
+  data: string | Uint8Array | readonly (string | Buffer)[],
 ): Promise<void> {
   const partial = join(dirname(path), `${PARTIAL_PREFIX}${process.pid}-${basename(path)}`);
   const file = await open(partial, 'w', 0o600);
   try {
-    // Pieces are written one after another, never joined: a large result is not copied once more.
-    if (Array.isArray(data)) for (const piece of data) await file.writeFile(piece);
+    if (Array.isArray(data)) for (const chunk of chunksOf(data)) await file.writeFile(chunk);
     else await file.writeFile(data as string | Uint8Array);
     await file.sync();
   } catch (error) {
@@ -29,7 +28,39 @@ export async function writeFileAtomic(
   await syncDirectory(dirname(path));
 }
 
-async function syncDirectory(dir: string): Promise<void> {
+/** Pieces joined up to this length are written in one call; a longer piece is written on its own. */
+const JOINED_LENGTH = 1024 * 1024;
+
+/**
+ * Pieces to write, small ones joined (a group of results is two pieces each: one write for all of them rather
+ * than one per piece), a large one on its own: a result's large string is never copied once more.
+ */
+function* chunksOf(pieces: readonly (string | Buffer)[]): Generator<string | Buffer> {
+  let joined: Buffer[] = [];
+  let length = 0;
+  for (const piece of pieces) {
+    if (length + piece.length > JOINED_LENGTH && joined.length > 0) {
+      yield joined.length === 1 ? (joined[0] as Buffer) : Buffer.concat(joined);
+      joined = [];
+      length = 0;
+    }
+    if (piece.length > JOINED_LENGTH) yield piece;
+    else {
+      joined.push(typeof piece === 'string' ? Buffer.from(piece) : piece);
+      length += piece.length;
+    }
+  }
+  if (joined.length > 0) yield joined.length === 1 ? (joined[0] as Buffer) : Buffer.concat(joined);
+}
+
+/** Appends pieces to an open file and flushes them to disk (data and size, one fdatasync). */
+export async function appendDurably(handle: FileHandle, pieces: readonly (string | Buffer)[]): Promise<void> {
+  for (const chunk of chunksOf(pieces)) await handle.writeFile(chunk);
+  await handle.datasync();
+}
+
+/** Flushes a folder's entries: a file created in it survives a power loss. */
+export async function syncDirectory(dir: string): Promise<void> {
   const handle = await open(dir, 'r');
   try {
     await handle.sync();

@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, open, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { type FileHandle, mkdir, open, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
 import type { Logger } from '../../observability/logger.js';
 import { idempotencyKey, jsonPieces, type ResultUpload, resultUpload } from '../../protocol/index.js';
-import { PARTIAL_PREFIX, writeFileAtomic } from './atomic-write.js';
+import { appendDurably, PARTIAL_PREFIX, syncDirectory, writeFileAtomic } from './atomic-write.js';
 import { GroupCommit } from './group-commit.js';
 
 /** One result waiting for the control plane's acknowledgement. */
@@ -34,31 +34,56 @@ export interface SpoolOptions {
 }
 
 const SUFFIX = '.result.json';
-/** A file of results spooled together: one upload's JSON per line. */
+/** A file results are appended to: one upload's JSON per line. */
 const GROUP_SUFFIX = '.results.jsonl';
 /** Results larger than this are written to a file of their own, never with others. */
 const GROUP_RESULT_BYTES = 1024 * 1024;
 const GROUP_RESULTS = 100;
+/**
+ * Results are appended to one file until it holds this much (or a quarter of AGENT_SPOOL_MAX_MB: results dropped
+ * when the spool is full leave the disk with their file) or is this old; then a new file is started.
+ */
+const SEGMENT_BYTES = 8 * 1024 * 1024;
+const SEGMENT_MS = 60_000;
 /** Results up to this size are also kept in memory until acknowledged (up to CACHE_BYTES in all): not read back. */
 const CACHED_RESULT_BYTES = 64 * 1024;
 const CACHE_BYTES = 16 * 1024 * 1024;
 
+/** Replaces the first character of an acknowledged result's line in a file that still holds others. */
+const ACKNOWLEDGED_MARK = '#';
+const ACKNOWLEDGED = Buffer.from(ACKNOWLEDGED_MARK);
+
+/** Ends each result of a file of several. */
+const NEWLINE = Buffer.from('\n');
+
+/** The file results are appended to now. */
+interface Segment {
+  file: string;
+  handle: FileHandle;
+  bytes: number;
+  openedAt: number;
+}
+
 /** A result on its way to the disk. */
 interface Pending {
   upload: ResultUpload;
-  pieces: string[];
+  /** Its JSON: one Buffer, also sent from memory; or text in pieces when it holds a large string. */
+  pieces: (string | Buffer)[];
   bytes: number;
   spooledAt: Date;
 }
 
 /**
- * The results of finished runs, on disk until the control plane acknowledges them. A result is written whole
- * (fsync, atomic rename) before it is sent, so neither a crash nor a control-plane outage loses it. Results that
- * finish while another write is under way are written together, one file and one fsync for all of them (group
- * commit): each is on disk before its `add` resolves, as when it is written alone.
+ * The results of finished runs, on disk until the control plane acknowledges them. A result is on disk (fdatasync)
+ * before it is sent, so neither a crash nor a control-plane outage loses it. Results are appended to one file, one
+ * line each; those that finish while another write is under way are written together, one write and one fdatasync
+ * for all of them (group commit): each is on disk before its `add` resolves, as when it is written alone. A file
+ * goes once all its results are acknowledged; a large result is written to a file of its own (fsync, atomic rename).
  */
 export class ResultSpool {
   private readonly list: SpoolEntry[] = [];
+  /** How many entries of each Idempotency-Key are spooled. */
+  private readonly keys = new Map<string, number>();
   private total = 0;
   /** Why the last write failed (the disk is full, read-only, …), or null while results reach the disk. */
   private failure: string | null = null;
@@ -69,9 +94,12 @@ export class ResultSpool {
   /** Files of several results, by how many of their results are still spooled. */
   private readonly groups = new Map<string, number>();
   private readonly commits = new GroupCommit<Pending, SpoolEntry>(
-    (group) => this.write(group),
+    (group) => this.append(group),
     GROUP_RESULTS,
   );
+  private segment: Segment | null = null;
+  /** Writes flushed to disk so far (each an fsync or fdatasync): how well results share them. */
+  private flushes = 0;
 
   private constructor(
     readonly dir: string,
@@ -105,61 +133,147 @@ export class ResultSpool {
   }
 
   /**
-   * Writes a result; it is on disk when this resolves (or in memory, if the disk failed). Its file (or its line of a
-   * file written for several) holds exactly the upload's JSON, which is sent as it is; when it was spooled is in
-   * the file's name.
+   * Writes a result; it is on disk when this resolves (or in memory, if the disk failed). Its line of the file
+   * results are appended to (or a large result's file of its own) holds exactly the upload's JSON, which is sent as
+   * it is; when it was spooled is in the file's name.
    */
   async add(upload: ResultUpload): Promise<SpoolEntry> {
-    const pieces = jsonPieces(upload);
+    // Serialised once: these bytes are written, and sent from memory while the result is small.
+    const text = jsonPieces(upload);
+    const pieces = text.length === 1 ? [Buffer.from(text[0] as string)] : text;
     const bytes = pieces.reduce((sum, piece) => sum + Buffer.byteLength(piece), 0);
     const pending = { upload, pieces, bytes, spooledAt: new Date() };
     const entry =
-      bytes > GROUP_RESULT_BYTES
-        ? ((await this.write([pending]))[0] as SpoolEntry)
-        : await this.commits.add(pending);
+      bytes > GROUP_RESULT_BYTES ? await this.writeAlone(pending) : await this.commits.add(pending);
     this.push(entry);
-    if (entry.file && bytes <= CACHED_RESULT_BYTES && this.cachedBytes + bytes <= CACHE_BYTES) {
-      this.cache.set(entry, Buffer.from(pieces.join('')));
+    // A result in pieces holds a string of a megabyte or more: never small enough to be kept.
+    const [json] = pieces;
+    if (
+      entry.file &&
+      Buffer.isBuffer(json) &&
+      bytes <= CACHED_RESULT_BYTES &&
+      this.cachedBytes + bytes <= CACHE_BYTES
+    ) {
+      this.cache.set(entry, json);
       this.cachedBytes += bytes;
     }
     await this.enforceBound();
     return entry;
   }
 
-  /**
-   * Writes results to one file: a result alone is its upload's JSON, several are one upload per line. When the disk
-   * fails they are kept in memory.
-   */
-  private async write(group: readonly Pending[]): Promise<SpoolEntry[]> {
-    const [first] = group as [Pending];
-    const alone = group.length === 1;
-    const stamp = String(first.spooledAt.getTime()).padStart(14, '0');
-    const name = `${stamp}-${String(this.sequence++).padStart(6, '0')}-${randomBytes(3).toString('hex')}${alone ? SUFFIX : GROUP_SUFFIX}`;
-    const file = join(this.dir, name);
-    const base = (p: Pending) => ({
-      key: idempotencyKey(p.upload.runId, p.upload.attempt),
-      runId: p.upload.runId,
-      spooledAt: p.spooledAt,
-      bytes: p.bytes,
-    });
+  /** Writes a large result to a file of its own, whole or not at all. */
+  private async writeAlone(pending: Pending): Promise<SpoolEntry> {
+    const file = join(this.dir, this.fileName(pending.spooledAt, SUFFIX));
     try {
-      await writeFileAtomic(file, alone ? first.pieces : group.flatMap((p) => [...p.pieces, '\n']));
-      if (this.failure) this.options.log.info('the spool takes results on disk again');
-      this.failure = null;
+      await writeFileAtomic(file, pending.pieces);
     } catch (error) {
-      const { code, message } = error as NodeJS.ErrnoException;
-      this.failure = code ?? message;
-      this.options.log.error({ err: error }, 'could not write a result to the spool; keeping it in memory');
-      return group.map((p) => ({ ...base(p), file: null, upload: p.upload }));
+      return this.keptInMemory([pending], error)[0] as SpoolEntry;
     }
-    if (alone) return [{ ...base(first), file }];
-    this.groups.set(file, group.length);
-    let offset = 0;
+    this.written();
+    return { ...entryOf(pending), file };
+  }
+
+  /**
+   * Appends results that finished together to the spool's current file, one upload per line, with one write and
+   * one fdatasync for all of them (a new file costs a flush of the folder too, once). When the disk fails they are
+   * kept in memory, and the file takes no more: what a failed write left at its end is skipped when it is read.
+   */
+  private async append(group: readonly Pending[]): Promise<SpoolEntry[]> {
+    let segment: Segment;
+    try {
+      segment = this.usableSegment() ?? (await this.newSegment(group[0]?.spooledAt ?? new Date()));
+    } catch (error) {
+      return this.keptInMemory(group, error);
+    }
+    // Counted before the write: the file is not removed under it when its earlier results are acknowledged.
+    this.groups.set(segment.file, (this.groups.get(segment.file) ?? 0) + group.length);
+    try {
+      await appendDurably(
+        segment.handle,
+        group.flatMap((p) => [...p.pieces, NEWLINE]),
+      );
+    } catch (error) {
+      this.retire(segment);
+      const left = (this.groups.get(segment.file) ?? 0) - group.length;
+      if (left > 0) this.groups.set(segment.file, left);
+      else {
+        this.groups.delete(segment.file);
+        await rm(segment.file, { force: true });
+      }
+      return this.keptInMemory(group, error);
+    }
+    this.written();
     return group.map((p) => {
-      const entry = { ...base(p), file, offset };
-      offset += p.bytes + 1;
+      const entry = { ...entryOf(p), file: segment.file, offset: segment.bytes };
+      segment.bytes += p.bytes + 1;
       return entry;
     });
+  }
+
+  private usableSegment(): Segment | null {
+    const segment = this.segment;
+    if (!segment) return null;
+    const full = segment.bytes >= Math.min(SEGMENT_BYTES, this.options.maxBytes / 4);
+    if (!full && Date.now() - segment.openedAt < SEGMENT_MS) return segment;
+    this.retire(segment);
+    return null;
+  }
+
+  private async newSegment(at: Date): Promise<Segment> {
+    const file = join(this.dir, this.fileName(at, GROUP_SUFFIX));
+    // Not O_APPEND: Linux would append the acknowledgement marks too, whatever their offset.
+    const handle = await open(file, 'wx', 0o600);
+    try {
+      await syncDirectory(this.dir);
+    } catch (error) {
+      await handle.close();
+      await rm(file, { force: true });
+      throw error;
+    }
+    this.segment = { file, handle, bytes: 0, openedAt: Date.now() };
+    return this.segment;
+  }
+
+  /** No more results go to this file; it is removed with the last of its results. */
+  private retire(segment: Segment): void {
+    if (this.segment === segment) this.segment = null;
+    segment.handle.close().catch(() => {});
+  }
+
+  /**
+   * Marks a result's line so that a restart does not send it again (no fsync: a mark lost in a crash only sends an
+   * acknowledged result once more, which the control plane acknowledges as a copy).
+   */
+  private async markAcknowledged(file: string, offset: number): Promise<void> {
+    const active = this.segment?.file === file ? this.segment.handle : null;
+    try {
+      const handle = active ?? (await open(file, 'r+'));
+      try {
+        await handle.write(ACKNOWLEDGED, 0, 1, offset);
+      } finally {
+        if (!active) await handle.close();
+      }
+    } catch {
+      // The file is gone or closed under us: nothing of it is sent again, or it is sent once more.
+    }
+  }
+
+  private fileName(at: Date, suffix: string): string {
+    const stamp = String(at.getTime()).padStart(14, '0');
+    return `${stamp}-${String(this.sequence++).padStart(6, '0')}-${randomBytes(3).toString('hex')}${suffix}`;
+  }
+
+  private written(): void {
+    this.flushes++;
+    if (this.failure) this.options.log.info('the spool takes results on disk again');
+    this.failure = null;
+  }
+
+  private keptInMemory(group: readonly Pending[], error: unknown): SpoolEntry[] {
+    const { code, message } = error as NodeJS.ErrnoException;
+    this.failure = code ?? message;
+    this.options.log.error({ err: error }, 'could not write a result to the spool; keeping it in memory');
+    return group.map((p) => ({ ...entryOf(p), file: null, upload: p.upload }));
   }
 
   /** The upload's JSON to send: the file streamed as it is (a large result is not read into memory), and its size. */
@@ -211,6 +325,9 @@ export class ResultSpool {
     if (index === -1) return;
     this.list.splice(index, 1);
     this.total -= entry.bytes;
+    const copies = (this.keys.get(entry.key) ?? 1) - 1;
+    if (copies > 0) this.keys.set(entry.key, copies);
+    else this.keys.delete(entry.key);
     if (this.cache.delete(entry)) this.cachedBytes -= entry.bytes;
     if (!entry.file) return;
     if (entry.offset !== undefined) {
@@ -218,9 +335,11 @@ export class ResultSpool {
       const left = (this.groups.get(entry.file) ?? 1) - 1;
       if (left > 0) {
         this.groups.set(entry.file, left);
+        await this.markAcknowledged(entry.file, entry.offset);
         return;
       }
       this.groups.delete(entry.file);
+      if (this.segment?.file === entry.file) this.retire(this.segment);
     }
     await rm(entry.file, { force: true });
   }
@@ -234,9 +353,18 @@ export class ResultSpool {
     return this.list.includes(entry);
   }
 
+  /** Whether a result of this Idempotency-Key is spooled (a run sent again is not run twice). */
+  holds(key: string): boolean {
+    return this.keys.has(key);
+  }
+
   /** Why results cannot be written to disk now (e.g. ENOSPC, EROFS), or null while they can. */
   get writeFailure(): string | null {
     return this.failure;
+  }
+
+  get diskFlushes(): number {
+    return this.flushes;
   }
 
   get count(): number {
@@ -254,6 +382,7 @@ export class ResultSpool {
   private push(entry: SpoolEntry): void {
     this.list.push(entry);
     this.total += entry.bytes;
+    this.keys.set(entry.key, (this.keys.get(entry.key) ?? 0) + 1);
   }
 
   private async load(file: string): Promise<SpoolEntry | null> {
@@ -289,7 +418,7 @@ export class ResultSpool {
     for (const line of (text ?? Buffer.alloc(0)).toString('utf8').split('\n')) {
       const bytes = Buffer.byteLength(line);
       try {
-        if (bytes > 0) {
+        if (bytes > 0 && !line.startsWith(ACKNOWLEDGED_MARK)) {
           const upload = resultUpload.parse(JSON.parse(line));
           const key = idempotencyKey(upload.runId, upload.attempt);
           entries.push({ key, runId: upload.runId, spooledAt, bytes, file, offset });
@@ -323,6 +452,15 @@ export class ResultSpool {
       this.options.onDropped?.(dropped);
     }
   }
+}
+
+function entryOf(p: Pending): Omit<SpoolEntry, 'file'> {
+  return {
+    key: idempotencyKey(p.upload.runId, p.upload.attempt),
+    runId: p.upload.runId,
+    spooledAt: p.spooledAt,
+    bytes: p.bytes,
+  };
 }
 
 /** `bytes` bytes of a file from `offset`; null when the file is gone. */
