@@ -15,6 +15,12 @@ function positiveInteger(value: string): number {
   return n;
 }
 
+function wholeNumber(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('must be a whole number');
+  return n;
+}
+
 const program = new Command()
   .name('vantage')
   .description('Synthetic monitoring: run checks from files, or run the agent and the control plane')
@@ -41,6 +47,11 @@ program
   )
   .option('--grep <pattern>', 'run only checks whose name matches this regular expression')
   .option('--concurrency <n>', 'checks run at once', positiveInteger, 10)
+  .option(
+    '--threads <n>',
+    'worker threads for URL, API, TCP and DNS checks (default: one per core, see docs/performance.md; 0: none)',
+    wholeNumber,
+  )
   .option('--location <name>', 'the run location reported in results', 'local')
   .option(
     '--artifacts-dir <dir>',
