@@ -15,9 +15,10 @@ function positiveInteger(value: string): number {
   return n;
 }
 
-function wholeNumber(value: string): number {
+function threadCount(value: string): number | 'auto' {
+  if (value === 'auto') return value;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('must be a whole number');
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('must be a whole number or auto');
   return n;
 }
 
@@ -48,9 +49,10 @@ program
   .option('--grep <pattern>', 'run only checks whose name matches this regular expression')
   .option('--concurrency <n>', 'checks run at once', positiveInteger, 10)
   .option(
-    '--threads <n>',
-    'worker threads for URL, API, TCP and DNS checks (default: one per core, see docs/performance.md; 0: none)',
-    wholeNumber,
+    '--threads <n|auto>',
+    'worker threads for URL, API, TCP and DNS checks; auto: one per core with the main thread (docs/performance.md)',
+    threadCount,
+    0,
   )
   .option('--location <name>', 'the run location reported in results', 'local')
   .option(

@@ -23,8 +23,11 @@ export interface RunCommandOptions {
   env: string[];
   grep?: string;
   concurrency: number;
-  /** Worker threads for URL, API, TCP and DNS checks; by default sized by poolThreads (0: the main thread). */
-  threads?: number;
+  /**
+   * Worker threads for URL, API, TCP and DNS checks: none by default (they measured slower on a busy 2-core
+   * machine, docs/performance.md); `auto` sizes them by poolThreads, the main thread taking a share too.
+   */
+  threads?: number | 'auto';
   location: string;
   /** Where screenshots, traces, videos and reports of script checks are kept. */
   artifactsDir?: string;
@@ -105,12 +108,15 @@ export async function runCommand(
   };
   const sessionOptions = { runLocation: options.location, runSource: 'TEST_NO_RECORD', overrides } as const;
   const pooled = selected.filter((check) => POOLED_KINDS.has(check.checkType));
-  const threads = options.threads ?? poolThreads(options.concurrency, pooled.length);
+  // `auto`: lanes sized to the cores, the main thread one of them (one thread fewer to start).
+  const lanes = options.threads === 'auto' ? poolThreads(options.concurrency, pooled.length) : 0;
+  const threads = options.threads === 'auto' ? Math.max(0, lanes - 1) : (options.threads ?? 0);
+  const mainThread = lanes > 0;
   // The pooled checks first, in threads, then the others here: --concurrency holds for each batch.
   const [inThreads, here] =
     threads > 0 ? [pooled, selected.filter((c) => !POOLED_KINDS.has(c.checkType))] : [[], selected];
   if (inThreads.length > 0) {
-    const pool = new CheckPool({ threads, concurrency: options.concurrency });
+    const pool = new CheckPool({ threads, mainThread, concurrency: options.concurrency });
     const cancel = () => pool.cancelAll();
     io.signal?.addEventListener('abort', cancel, { once: true });
     try {

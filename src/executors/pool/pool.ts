@@ -5,6 +5,7 @@ import { type Check, type CheckSession, runSecrets, secretMasker } from '../../c
 import { failedAttempt } from '../failed-attempt.js';
 import { sessionRecord, sessionVariables, toCheckResult } from '../run/session.js';
 import type { FromThread, PooledSessionOptions, SessionJob, ThreadData, ToThread } from './messages.js';
+import { type SessionOutcome, SlotRunner } from './slot-runner.js';
 
 /** The thread's code; run from source (tests, `--import tsx`), a thread loads thread.ts through tsx's loader. */
 function threadSource(): { source: URL | string; eval: boolean } {
@@ -23,8 +24,11 @@ const THREAD = threadSource();
 const HELD_PER_SLOT = 2;
 
 export interface CheckPoolOptions {
+  /** Worker threads. */
   threads: number;
-  /** Sessions run at once over all threads (at least one per thread). */
+  /** The main thread runs a share of the sessions too, as one more lane (one thread fewer to start). */
+  mainThread?: boolean;
+  /** Sessions run at once over all lanes (at least one per lane). */
   concurrency: number;
 }
 
@@ -33,8 +37,10 @@ interface Job extends SessionJob {
   resolve: (session: CheckSession) => void;
 }
 
+/** A worker thread, or the main thread's own SlotRunner. */
 interface Lane {
-  worker: Worker;
+  worker: Worker | null;
+  local: SlotRunner | null;
   slots: number;
   /** Its executors are loaded: a lane that dies before this is not replaced (it would die again). */
   ready: boolean;
@@ -67,10 +73,11 @@ export class CheckPool {
 
   constructor(options: CheckPoolOptions) {
     const { threads, concurrency } = options;
-    for (let i = 0; i < threads; i++) {
-      const slots = Math.max(1, Math.floor(concurrency / threads) + (i < concurrency % threads ? 1 : 0));
-      this.lanes.push(this.startLane(slots));
-    }
+    const lanes = threads + (options.mainThread ? 1 : 0);
+    const slotsOf = (i: number) =>
+      Math.max(1, Math.floor(concurrency / lanes) + (i < concurrency % lanes ? 1 : 0));
+    for (let i = 0; i < threads; i++) this.lanes.push(this.startLane(slotsOf(i)));
+    if (options.mainThread) this.lanes.push(this.localLane(slotsOf(threads)));
   }
 
   /** Runs a session of a validated check in a thread; never rejects (a lost thread makes a FAILED session). */
@@ -100,7 +107,7 @@ export class CheckPool {
 
   /** The threads now running, for a look at their resource use (`performance.eventLoopUtilization`, …). */
   get threads(): readonly Worker[] {
-    return this.lanes.map((lane) => lane.worker);
+    return this.lanes.flatMap((lane) => (lane.worker ? [lane.worker] : []));
   }
 
   /** Cancels every session given so far: running ones stop, the others end CANCELLED without running. */
@@ -111,7 +118,7 @@ export class CheckPool {
   /** Stops the threads; sessions still held are dropped (call once they are done). */
   async close(): Promise<void> {
     this.closed = true;
-    await Promise.all(this.lanes.map((lane) => lane.worker.terminate()));
+    await Promise.all(this.lanes.map((lane) => lane.worker?.terminate()));
   }
 
   private cancel(ids: number[]): void {
@@ -119,7 +126,9 @@ export class CheckPool {
     this.pump();
     for (const lane of this.lanes) {
       const held = ids.filter((id) => lane.held.has(id));
-      if (held.length > 0) lane.worker.postMessage({ type: 'cancel', ids: held } satisfies ToThread);
+      if (held.length === 0) continue;
+      lane.local?.cancel(held);
+      lane.worker?.postMessage({ type: 'cancel', ids: held } satisfies ToThread);
     }
   }
 
@@ -137,11 +146,9 @@ export class CheckPool {
       if (room <= 0 || this.waiting.length === 0) continue;
       const jobs = this.waiting.splice(0, room);
       for (const job of jobs) lane.held.set(job.id, job);
-      const message: ToThread = {
-        type: 'sessions',
-        jobs: jobs.map(({ id, check, options }) => ({ id, check, options })),
-      };
-      lane.worker.postMessage(message);
+      const sent = jobs.map(({ id, check, options }) => ({ id, check, options }));
+      lane.local?.add(sent);
+      lane.worker?.postMessage({ type: 'sessions', jobs: sent } satisfies ToThread);
     }
   }
 
@@ -150,7 +157,7 @@ export class CheckPool {
       eval: THREAD.eval,
       workerData: { slots } satisfies ThreadData,
     });
-    const lane: Lane = { worker, slots, ready: false, error: null, held: new Map() };
+    const lane: Lane = { worker, local: null, slots, ready: false, error: null, held: new Map() };
     worker.on('message', (message: FromThread) => this.onMessage(lane, message));
     worker.on('error', (error) => {
       lane.error = error;
@@ -159,26 +166,35 @@ export class CheckPool {
     return lane;
   }
 
+  private localLane(slots: number): Lane {
+    const lane: Lane = { worker: null, local: null, slots, ready: true, error: null, held: new Map() };
+    lane.local = new SlotRunner(slots, (id, outcome) => this.finish(lane, id, outcome));
+    return lane;
+  }
+
+  /** A session of the lane ended: its job is settled and the lanes are topped up. */
+  private finish(lane: Lane, id: number, outcome: SessionOutcome, json?: string): void {
+    const job = lane.held.get(id);
+    if (!job) return;
+    lane.held.delete(id);
+    if ('error' in outcome) {
+      job.resolve(lostSession(job.check, job.options, job.startedAt, `internal error: ${outcome.error}`));
+    } else {
+      if (json !== undefined) serialized.set(outcome.session, json);
+      job.resolve(outcome.session);
+    }
+    this.schedulePump();
+  }
+
   private onMessage(lane: Lane, message: FromThread): void {
     if (message.type === 'ready') {
       lane.ready = true;
       return;
     }
     for (const { id, json } of message.sessions) {
-      const job = lane.held.get(id);
-      if (!job) continue;
-      lane.held.delete(id);
-      const session = JSON.parse(json) as CheckSession;
-      serialized.set(session, json);
-      job.resolve(session);
+      this.finish(lane, id, { session: JSON.parse(json) as CheckSession }, json);
     }
-    for (const { id, message: why } of message.failed) {
-      const job = lane.held.get(id);
-      if (!job) continue;
-      lane.held.delete(id);
-      job.resolve(lostSession(job.check, job.options, job.startedAt, `internal error: ${why}`));
-    }
-    this.pump();
+    for (const { id, message: error } of message.failed) this.finish(lane, id, { error });
   }
 
   private onExit(lane: Lane, code: number): void {

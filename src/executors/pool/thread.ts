@@ -1,18 +1,13 @@
 /**
  * A pool thread: runs the sessions the pool sends it, `slots` at once, with the same session runner as the main
- * thread, and sends their records back in batches.
+ * thread, and sends their records back in batches (one message per turn of its event loop).
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { runCheckSession } from '../run/session.js';
-import { pooledExecutors } from './executors.js';
-import type { FromThread, SessionJob, ThreadData, ToThread } from './messages.js';
+import type { FromThread, ThreadData, ToThread } from './messages.js';
+import { SlotRunner } from './slot-runner.js';
 
 if (!parentPort) throw new Error('thread.ts runs as a worker thread of a CheckPool');
 const port = parentPort;
-const { slots } = workerData as ThreadData;
-const waiting: SessionJob[] = [];
-const running = new Map<number, AbortController>();
-const cancelled = new Set<number>();
 let done: Extract<FromThread, { type: 'done' }> = { type: 'done', sessions: [], failed: [] };
 let flushing = false;
 
@@ -22,43 +17,17 @@ function flush(): void {
   done = { type: 'done', sessions: [], failed: [] };
 }
 
-async function run(job: SessionJob): Promise<void> {
-  const controller = new AbortController();
-  if (cancelled.delete(job.id)) controller.abort();
-  running.set(job.id, controller);
-  try {
-    const session = await runCheckSession(job.check, {
-      ...job.options,
-      signal: controller.signal,
-      executors: pooledExecutors,
-    });
-    done.sessions.push({ id: job.id, json: JSON.stringify(session) });
-  } catch (error) {
-    done.failed.push({ id: job.id, message: error instanceof Error ? error.message : String(error) });
-  } finally {
-    running.delete(job.id);
-  }
+const runner = new SlotRunner((workerData as ThreadData).slots, (id, outcome) => {
+  if ('session' in outcome) done.sessions.push({ id, json: JSON.stringify(outcome.session) });
+  else done.failed.push({ id, message: outcome.error });
   if (!flushing) {
     flushing = true;
     setImmediate(flush);
   }
-  startWaiting();
-}
-
-function startWaiting(): void {
-  while (running.size < slots && waiting.length > 0) void run(waiting.shift() as SessionJob);
-}
+});
 
 port.on('message', (message: ToThread) => {
-  if (message.type === 'cancel') {
-    for (const id of message.ids) {
-      const controller = running.get(id);
-      if (controller) controller.abort();
-      else cancelled.add(id);
-    }
-    return;
-  }
-  waiting.push(...message.jobs);
-  startWaiting();
+  if (message.type === 'cancel') runner.cancel(message.ids);
+  else runner.add(message.jobs);
 });
 port.postMessage({ type: 'ready' } satisfies FromThread);
