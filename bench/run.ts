@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 
 const BENCHMARKS = [
   'http-vs-curl.ts',
+  'blackbox.ts',
   'tcp-connect.ts',
   'icmp-vs-fping.ts',
   'browser-run.ts',

@@ -15,6 +15,13 @@ function positiveInteger(value: string): number {
   return n;
 }
 
+function threadCount(value: string): number | 'auto' {
+  if (value === 'auto') return value;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('must be a whole number or auto');
+  return n;
+}
+
 const program = new Command()
   .name('vantage')
   .description('Synthetic monitoring: run checks from files, or run the agent and the control plane')
@@ -41,6 +48,12 @@ program
   )
   .option('--grep <pattern>', 'run only checks whose name matches this regular expression')
   .option('--concurrency <n>', 'checks run at once', positiveInteger, 10)
+  .option(
+    '--threads <n|auto>',
+    'worker threads for URL, API, TCP and DNS checks; auto: one per core with the main thread (docs/performance.md)',
+    threadCount,
+    0,
+  )
   .option('--location <name>', 'the run location reported in results', 'local')
   .option(
     '--artifacts-dir <dir>',

@@ -187,6 +187,39 @@ describe('vantage run', () => {
     expect(maxInFlight).toBe(2);
   });
 
+  it('runs URL checks in worker threads (--threads) with the outcomes of the main thread, --concurrency shared out', async () => {
+    const checks = [
+      ...Array.from({ length: 6 }, (_, i) => ({
+        checkType: 'URL',
+        name: `ok ${i}`,
+        request: { url: `${countingUrl}/` },
+      })),
+      { checkType: 'URL', name: 'broken', request: { url: `${countingUrl}/fail` } },
+      { checkType: 'URL', name: 'unreachable', request: { url: 'http://127.0.0.1:1/' } },
+    ];
+    const file = await writeChecks('threads.json', checks);
+    const outcomes = (stdout: string) =>
+      [...sessionsByName(stdout)].map(([name, s]) => [name, s.status, s.results.at(-1).hasErrors]).sort();
+    maxInFlight = 0;
+    const threaded = await runCli([
+      'run',
+      file,
+      '--threads',
+      '2',
+      '--concurrency',
+      '3',
+      '--reporter',
+      'json',
+    ]);
+    expect(maxInFlight).toBe(3);
+    const inline = await runCli(['run', file, '--threads', '0', '--reporter', 'json']);
+    expect(threaded.stderr).toBe('');
+    expect([threaded.code, inline.code]).toEqual([1, 1]);
+    expect(outcomes(threaded.stdout)).toEqual(outcomes(inline.stdout));
+    expect(outcomes(threaded.stdout).filter(([, status]) => status === 'PASSED')).toHaveLength(6);
+    // Two runs, from source, threads loading through tsx: slow on a loaded machine (a wait, not a goal).
+  }, 120_000);
+
   it('retries a failing check by its strategy: ATTEMPT results, then one FINAL', async () => {
     const file = await writeChecks('retry.json', [
       {

@@ -1,3 +1,4 @@
+import { serializedSession } from '../../executors/pool/index.js';
 import { jsonPieces } from '../../protocol/index.js';
 import type { Reporter, ReporterOptions } from './reporter.js';
 
@@ -6,6 +7,12 @@ export function jsonReporter({ write }: ReporterOptions): Reporter {
   return {
     // In pieces: a large body is written as it is, not copied into the line first.
     onSession: (session) => {
+      const json = serializedSession(session);
+      if (json !== undefined) {
+        write(json);
+        write('\n');
+        return;
+      }
       for (const piece of jsonPieces(session)) write(piece);
       write('\n');
     },

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import PQueue from 'p-queue';
 import {
   type Asset,
@@ -10,6 +11,7 @@ import {
   VariableSet,
 } from '../../checks/index.js';
 import { parseEnv, problemLines } from '../../config/env.js';
+import { CheckPool, POOLED_KINDS, poolThreads } from '../../executors/pool/index.js';
 import { runCheckSession } from '../../executors/run/session.js';
 import { SANDBOX_ENV, type SandboxEnv, scriptSettingsOf, scriptUsersWarning } from '../../runtimes/index.js';
 import { REPORTERS, type ReporterName } from '../reporters/index.js';
@@ -21,6 +23,11 @@ export interface RunCommandOptions {
   env: string[];
   grep?: string;
   concurrency: number;
+  /**
+   * Worker threads for URL, API, TCP and DNS checks: none by default (they measured slower on a busy 2-core
+   * machine, docs/performance.md); `auto` sizes them by poolThreads, the main thread taking a share too.
+   */
+  threads?: number | 'auto';
   location: string;
   /** Where screenshots, traces, videos and reports of script checks are kept. */
   artifactsDir?: string;
@@ -94,21 +101,45 @@ export async function runCommand(
   );
   for (const key of shortSecrets) io.stderr(`warning: ${shortSecretWarning(key)}\n`);
 
-  const queue = new PQueue({ concurrency: options.concurrency });
   const sessions: CheckSession[] = [];
+  const report = (session: CheckSession) => {
+    sessions.push(session);
+    reporter.onSession(session);
+  };
+  const sessionOptions = { runLocation: options.location, runSource: 'TEST_NO_RECORD', overrides } as const;
+  const pooled = selected.filter((check) => POOLED_KINDS.has(check.checkType));
+  // `auto`: lanes sized to the cores, the main thread one of them (one thread fewer to start).
+  const lanes = options.threads === 'auto' ? poolThreads(options.concurrency, pooled.length) : 0;
+  const threads = options.threads === 'auto' ? Math.max(0, lanes - 1) : (options.threads ?? 0);
+  const mainThread = lanes > 0;
+  // The pooled checks first, in threads, then the others here: --concurrency holds for each batch.
+  const [inThreads, here] =
+    threads > 0 ? [pooled, selected.filter((c) => !POOLED_KINDS.has(c.checkType))] : [[], selected];
+  if (inThreads.length > 0) {
+    const pool = new CheckPool({ threads, mainThread, concurrency: options.concurrency });
+    const cancel = () => pool.cancelAll();
+    io.signal?.addEventListener('abort', cancel, { once: true });
+    try {
+      await Promise.all(inThreads.map((check) => pool.runSession(check, sessionOptions).then(report)));
+    } finally {
+      io.signal?.removeEventListener('abort', cancel);
+      await pool.close();
+    }
+  }
+  // Every running session listens to the one cancel signal.
+  if (io.signal) setMaxListeners(options.concurrency + 10, io.signal);
+  const queue = new PQueue({ concurrency: options.concurrency });
   await Promise.all(
-    selected.map((check) =>
-      queue.add(async () => {
-        const session = await runCheckSession(check, {
-          runLocation: options.location,
-          runSource: 'TEST_NO_RECORD',
-          overrides,
-          signal: io.signal,
-          artifactsDir: options.artifactsDir,
-        });
-        sessions.push(session);
-        reporter.onSession(session);
-      }),
+    here.map((check) =>
+      queue.add(async () =>
+        report(
+          await runCheckSession(check, {
+            ...sessionOptions,
+            signal: io.signal,
+            artifactsDir: options.artifactsDir,
+          }),
+        ),
+      ),
     ),
   );
   await reporter.onEnd(sessions);

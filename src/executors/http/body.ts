@@ -74,10 +74,16 @@ class KeptBytes {
   }
 }
 
+/**
+ * Why a body or client the run is done with is destroyed. Made once: undici would otherwise make an error, and
+ * capture its stack, on every run for a reason nobody reads.
+ */
+export const DONE_WITH = new Error('the run is done with this response');
+
 /** Stops a body unread: destroying it closes the connection, and its abort error is expected. */
 export function discard(stream: Readable): void {
   stream.on('error', () => {});
-  stream.destroy();
+  stream.destroy(DONE_WITH);
 }
 
 /** Lenient like browsers: a body cut short still yields what was decoded. */

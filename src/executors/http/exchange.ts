@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { STATUS_CODES } from 'node:http';
 import { Client } from 'undici';
 import type { ClientCertificate } from '../types.js';
-import { type BodyRead, discard, readBody } from './body.js';
+import { type BodyRead, DONE_WITH, discard, readBody } from './body.js';
 import { clientCertificateFor, SOCKET_TIMEOUT_MS, timedConnector } from './connection.js';
 import type { JobLog } from './job-log.js';
 import { type HopRequest, type RequestPlan, withoutHeaders } from './request.js';
@@ -64,7 +64,7 @@ export async function exchange(plan: RequestPlan, options: ExchangeOptions): Pro
 
   const clientFor = async (url: URL): Promise<Client> => {
     if (client?.origin === url.origin) return client.client;
-    await client?.client.destroy();
+    await client?.client.destroy(DONE_WITH);
     const settings = {
       family: plan.family,
       skipSSL: plan.skipSSL,
@@ -135,7 +135,7 @@ export async function exchange(plan: RequestPlan, options: ExchangeOptions): Pro
   } catch (error) {
     return { hops, response, error: telling(error, hop) };
   } finally {
-    await client?.client.destroy().catch(() => {});
+    await client?.client.destroy(DONE_WITH).catch(() => {});
   }
 }
 

@@ -15,7 +15,7 @@ import {
   type Variable,
   VariableSet,
 } from '../../checks/index.js';
-import { defaultExecutors, type ExecutorRegistry } from '../registry.js';
+import type { ExecutorRegistry } from '../registry.js';
 import { artifactFolderName, keepArtifacts } from '../script/settle-artifacts.js';
 import type { ClientCertificate } from '../types.js';
 import { type AttemptEnd, runAttempt } from './attempt.js';
@@ -30,6 +30,7 @@ export interface SessionOptions {
   clientCertificates?: readonly ClientCertificate[];
   /** Cancels the session: the running attempt stops and no retry follows. */
   signal?: AbortSignal;
+  /** The executors to run with; the whole registry by default (loaded when first needed). */
   executors?: ExecutorRegistry;
   /** Overrides the kind's execution limit of each attempt, in milliseconds. */
   limitMs?: number;
@@ -79,13 +80,9 @@ export function statusOfAttempt(check: Check, end: AttemptEnd): SessionStatus {
  * (each failed attempt kept as an ATTEMPT result, the last one FINAL), and the check-session record.
  */
 export async function runCheckSession(check: Check, options: SessionOptions): Promise<CheckSession> {
-  const variables = new VariableSet(
-    options.overrides,
-    check.environmentVariables,
-    ...(options.inherited ?? []),
-  );
+  const variables = sessionVariables(check, options);
   const attemptOptions = {
-    executors: options.executors ?? defaultExecutors,
+    executors: options.executors ?? (await import('../registry.js')).defaultExecutors,
     variables,
     mask: secretMasker(runSecrets(check, variables)),
     runLocation: options.runLocation,
@@ -98,13 +95,18 @@ export async function runCheckSession(check: Check, options: SessionOptions): Pr
   const results: CheckResult[] = [];
   let status: SessionStatus = 'FAILED';
 
-  const artifactsDir = options.artifactsDir
-    ? join(options.artifactsDir, artifactFolderName(check.name))
-    : null;
+  // Named when the first attempt leaves files: most runs leave none.
+  let artifactsDir: string | null = null;
+  const attemptDir = (attemptNo: number) => {
+    if (!options.artifactsDir) return null;
+    artifactsDir ??= join(options.artifactsDir, artifactFolderName(check.name));
+    return join(artifactsDir, `attempt-${attemptNo}`);
+  };
   for (let attemptNo = 1; ; attemptNo++) {
     let end = await runAttempt(check, attemptOptions);
-    const kept = await keepArtifacts(end.attempt, artifactsDir && join(artifactsDir, `attempt-${attemptNo}`));
-    end = { ...end, attempt: kept };
+    if (end.attempt.artifacts?.length) {
+      end = { ...end, attempt: await keepArtifacts(end.attempt, attemptDir(attemptNo)) };
+    }
     status = statusOfAttempt(check, end);
     const failed = status === 'FAILED' || status === 'TIMED_OUT';
     const retry =
@@ -123,6 +125,24 @@ export async function runCheckSession(check: Check, options: SessionOptions): Pr
     }
   }
 
+  return sessionRecord(check, options, { status, startedAt, results });
+}
+
+/** The variables a session's check sees: the overrides, its own, then the inherited ones. */
+export function sessionVariables(
+  check: Check,
+  options: Pick<SessionOptions, 'overrides' | 'inherited'>,
+): VariableSet {
+  return new VariableSet(options.overrides, check.environmentVariables, ...(options.inherited ?? []));
+}
+
+/** The check-session record of a session that started at `startedAt` and ends now. */
+export function sessionRecord(
+  check: Check,
+  options: Pick<SessionOptions, 'runLocation' | 'runSource'>,
+  outcome: { status: SessionStatus; startedAt: Date; results: CheckResult[] },
+): CheckSession {
+  const { startedAt } = outcome;
   const stoppedAt = new Date();
   return {
     checkSessionId: randomUUID(),
@@ -130,12 +150,12 @@ export async function runCheckSession(check: Check, options: SessionOptions): Pr
     checkId: check.id ?? '',
     checkType: check.checkType,
     name: check.name,
-    status,
+    status: outcome.status,
     startedAt: startedAt.toISOString(),
     stoppedAt: stoppedAt.toISOString(),
     timeElapsed: stoppedAt.getTime() - startedAt.getTime(),
     runLocations: [options.runLocation],
     runSource: options.runSource,
-    results,
+    results: outcome.results,
   };
 }

@@ -1,0 +1,33 @@
+/**
+ * A pool thread: runs the sessions the pool sends it, `slots` at once, with the same session runner as the main
+ * thread, and sends their records back in batches (one message per turn of its event loop).
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import type { FromThread, ThreadData, ToThread } from './messages.js';
+import { SlotRunner } from './slot-runner.js';
+
+if (!parentPort) throw new Error('thread.ts runs as a worker thread of a CheckPool');
+const port = parentPort;
+let done: Extract<FromThread, { type: 'done' }> = { type: 'done', sessions: [], failed: [] };
+let flushing = false;
+
+function flush(): void {
+  flushing = false;
+  port.postMessage(done);
+  done = { type: 'done', sessions: [], failed: [] };
+}
+
+const runner = new SlotRunner((workerData as ThreadData).slots, (id, outcome) => {
+  if ('session' in outcome) done.sessions.push({ id, json: JSON.stringify(outcome.session) });
+  else done.failed.push({ id, message: outcome.error });
+  if (!flushing) {
+    flushing = true;
+    setImmediate(flush);
+  }
+});
+
+port.on('message', (message: ToThread) => {
+  if (message.type === 'cancel') runner.cancel(message.ids);
+  else runner.add(message.jobs);
+});
+port.postMessage({ type: 'ready' } satisfies FromThread);
