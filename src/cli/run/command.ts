@@ -13,6 +13,7 @@ import { parseEnv, problemLines } from '../../config/env.js';
 import { runCheckSession } from '../../executors/run/session.js';
 import { SANDBOX_ENV, type SandboxEnv, scriptSettingsOf, scriptUsersWarning } from '../../runtimes/index.js';
 import { REPORTERS, type ReporterName } from '../reporters/index.js';
+import { EXIT } from './exit.js';
 import { loadCheckFiles, parseEnvAssignment } from './load.js';
 
 export interface RunCommandOptions {
@@ -25,9 +26,6 @@ export interface RunCommandOptions {
   /** Where screenshots, traces, videos and reports of script checks are kept. */
   artifactsDir?: string;
 }
-
-/** Exit status of `vantage run`. */
-export const EXIT = { passed: 0, failed: 1, unusableInput: 2 } as const;
 
 const FAILING = new Set(['FAILED', 'TIMED_OUT']);
 
