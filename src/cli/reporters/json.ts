@@ -1,4 +1,4 @@
-import { jsonPieces } from '../../protocol/index.js';
+import { jsonPieces } from '../../protocol/json-pieces.js';
 import type { Reporter, ReporterOptions } from './reporter.js';
 
 /** One check-session record per line, as it finishes. */

@@ -11,7 +11,9 @@ import {
 } from '../../checks/index.js';
 import { parseEnv, problemLines } from '../../config/env.js';
 import { runCheckSession } from '../../executors/run/session.js';
-import { SANDBOX_ENV, type SandboxEnv, scriptSettingsOf, scriptUsersWarning } from '../../runtimes/index.js';
+// Not the runtimes' index: it loads the script sandbox, which only script checks need (their executors load it).
+import { scriptUsersWarning } from '../../runtimes/sandbox/script-users.js';
+import { SANDBOX_ENV, type SandboxEnv, scriptSettingsOf } from '../../runtimes/settings.js';
 import { REPORTERS, type ReporterName } from '../reporters/index.js';
 import { EXIT } from './exit.js';
 import { loadCheckFiles, parseEnvAssignment } from './load.js';
