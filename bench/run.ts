@@ -19,6 +19,7 @@ const BENCHMARKS = [
   'agent-ingest.ts',
   'control-plane.ts',
   'web-app.ts',
+  'startup.ts',
 ];
 const here = fileURLToPath(new URL('.', import.meta.url));
 const missed: string[] = [];

@@ -80,7 +80,7 @@ const server = start(['server'], {
   LOG_LEVEL: 'WARN',
 });
 const api = `http://127.0.0.1:${serverPort}`;
-await until('vantage server', () => /Authorization: Bearer (\S+)/.test(server.output));
+await until('vantage server', () => /Authorization: Bearer (\S+)/.test(server.output), 120_000);
 const headers = {
   authorization: `Bearer ${/Authorization: Bearer (\S+)/.exec(server.output)[1]}`,
   'x-service-account': /x-service-account: (\S+)/.exec(server.output)[1],

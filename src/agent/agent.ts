@@ -13,6 +13,7 @@ import type { AgentConfig } from './config.js';
 import { Backoff } from './connection/backoff.js';
 import { ControlConnection } from './connection/client.js';
 import { helloMessage } from './connection/hello.js';
+import { loadProxySupport } from './connection/proxy.js';
 import { ArtifactUploader } from './delivery/artifacts.js';
 import { BundleFetcher } from './delivery/bundles.js';
 import { ControlPlaneHttp } from './delivery/http-client.js';
@@ -174,6 +175,7 @@ export async function startAgent(config: AgentConfig, options: AgentOptions = {}
       protocolVersion,
     );
   const reconnect = options.reconnect ?? { baseMs: 1000, maxMs: 60_000 };
+  await loadProxySupport(config.proxy);
   connection = new ControlConnection({
     url: config.apiUrl.replace(/^http/, 'ws') + AGENT_PATHS.connect,
     headers: ControlPlaneHttp.credentials(config),

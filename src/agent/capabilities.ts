@@ -1,5 +1,4 @@
 import { CHECK_TYPES, type CheckType } from '../checks/index.js';
-import { probeIcmpCapability } from '../executors/icmp/index.js';
 import { UNAVAILABLE_KINDS } from '../executors/registry.js';
 import {
   availableEngines,
@@ -42,9 +41,23 @@ function scriptCapabilities(): Partial<Record<CheckType, Capability>> {
   return { BROWSER: browser, MULTI_STEP: noRuntime ?? AVAILABLE, PLAYWRIGHT: playwright };
 }
 
+/**
+ * Whether ICMP checks can run: the raw-socket module is imported here, not at start, and a build of it that this
+ * Node.js cannot load makes ICMP unavailable rather than stopping the agent.
+ */
+async function icmpCapability(): Promise<Capability> {
+  try {
+    const { probeIcmpCapability } = await import('../executors/icmp/capability.js');
+    return await probeIcmpCapability();
+  } catch (error) {
+    const message = (error instanceof Error ? error.message : String(error)).split('\n')[0];
+    return { available: false, reason: `the raw-socket module cannot be loaded: ${message}` };
+  }
+}
+
 /** What this agent can run, for the hello: every kind with whether it can and, if not, why. */
 export async function probeCapabilities(): Promise<Record<CheckType, Capability>> {
-  const icmp = await probeIcmpCapability();
+  const icmp = await icmpCapability();
   const scripts = scriptCapabilities();
   const unavailable: Partial<Record<CheckType, string>> = UNAVAILABLE_KINDS;
   const capabilities = {} as Record<CheckType, Capability>;

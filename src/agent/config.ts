@@ -1,7 +1,6 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import {
-  envNames,
   httpUrl,
   type Loaded,
   logLevel,
@@ -12,13 +11,15 @@ import {
   positiveNumber,
   readableFile,
   required,
+  type SameNames,
   text,
   wholeNumber,
   withDefault,
 } from '../config/env.js';
-import type { LogLevelName } from '../observability/logger.js';
+import type { LogLevelName } from '../observability/log-levels.js';
 import { parseLocationKey } from '../protocol/index.js';
 import { SANDBOX_ENV } from '../runtimes/index.js';
+import type { AGENT_ENV_NAMES } from './env-names.js';
 
 /** Everything the agent is configured with, read from its environment. */
 export interface AgentConfig {
@@ -94,8 +95,7 @@ const SETTINGS = z
 
 const agentEnv = z.object(CONNECTION).extend(SETTINGS.shape);
 
-/** Every environment setting of the agent, for `vantage agent --help`. */
-export const AGENT_ENV_NAMES = envNames(agentEnv);
+true satisfies SameNames<typeof agentEnv, typeof AGENT_ENV_NAMES>;
 
 /** Proxy variables are honoured in either case, as curl and most tools do; upper case wins. */
 function withProxyAliases(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {

@@ -1,13 +1,18 @@
 #!/usr/bin/env node
+import module from 'node:module';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { AGENT_ENV_NAMES } from '../agent/config.js';
-import { SANDBOX_ENV_NAMES } from '../runtimes/index.js';
-import { SERVER_ENV_NAMES } from '../server/config.js';
+import { AGENT_ENV_NAMES } from '../agent/env-names.js';
+import { SANDBOX_ENV_NAMES } from '../runtimes/env-names.js';
+import { SERVER_ENV_NAMES } from '../server/env-names.js';
 import { version } from '../version.js';
-import { agentCommand } from './agent.js';
-import { devCommand } from './dev.js';
-import { EXIT, runCommand } from './run/command.js';
-import { serverCommand } from './server.js';
+import { EXIT } from './run/exit.js';
+
+// V8's compiled code of every module is kept on disk (in the temporary folder) and reused by the next start:
+// about a fifth of the start-up on Node.js 22 and later; Node.js 20 has no such cache.
+(module as { enableCompileCache?: () => unknown }).enableCompileCache?.();
+
+// Each command's module is imported when the command runs, so that a command (and --version, --help) loads only
+// what it uses: the server, the store and the browser runtimes take seconds to load on a small machine.
 
 function positiveInteger(value: string): number {
   const n = Number(value);
@@ -62,6 +67,7 @@ program
   )
   .addHelpText('after', environmentHelp(SANDBOX_ENV_NAMES, 'docs/browser-checks.md, "Settings"'))
   .action(async (files: string[], options) => {
+    const { runCommand } = await import('./run/command.js');
     const controller = new AbortController();
     const onSignal = () => controller.abort();
     process.once('SIGINT', onSignal);
@@ -82,6 +88,7 @@ program
   )
   .addHelpText('after', environmentHelp(AGENT_ENV_NAMES, 'README.md, "Run the agent"'))
   .action(async () => {
+    const { agentCommand } = await import('./agent.js');
     await agentCommand();
   });
 
@@ -92,6 +99,7 @@ program
   )
   .addHelpText('after', environmentHelp(SERVER_ENV_NAMES, 'README.md, "Run the control plane"'))
   .action(async () => {
+    const { serverCommand } = await import('./server.js');
     process.exitCode = await serverCommand();
   });
 
@@ -108,6 +116,7 @@ program
     ),
   )
   .action(async () => {
+    const { devCommand } = await import('./dev.js');
     process.exitCode = await devCommand();
   });
 

@@ -1,6 +1,6 @@
 import { accessSync, constants } from 'node:fs';
 import { z } from 'zod';
-import { LOG_LEVELS, type LogLevelName } from '../observability/logger.js';
+import { LOG_LEVELS, type LogLevelName } from '../observability/log-levels.js';
 
 /**
  * Environment settings, read the same strict way by the agent, the control plane, the script sandbox and the CLI:
@@ -143,8 +143,18 @@ export function parseEnv<S extends z.ZodObject>(
   return { ok: false, problems: [...new Set(lines)] };
 }
 
-/** The variables of a schema, for a command's `--help`. */
-export const envNames = (schema: z.ZodObject): string[] => Object.keys(schema.shape);
+/**
+ * `true` when a schema reads exactly the settings of a name list. Commands' `--help` shows zod-free lists (so that
+ * it loads no schema); beside each schema `true satisfies SameNames<typeof schema, typeof NAMES>` fails to compile
+ * when the two differ.
+ */
+export type SameNames<S extends z.ZodObject, N extends readonly string[]> = [keyof S['shape']] extends [
+  N[number],
+]
+  ? [N[number]] extends [keyof S['shape']]
+    ? true
+    : false
+  : false;
 
 /** Problems as a command prints them before it stops: one line each. */
 export const problemLines = (problems: readonly string[]): string => problems.map((p) => `${p}\n`).join('');

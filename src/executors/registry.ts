@@ -1,10 +1,4 @@
 import type { CheckType } from '../checks/index.js';
-import { executeBrowser, executeMultiStep } from './browser/index.js';
-import { executeDns } from './dns/index.js';
-import { executeApi, executeUrl } from './http/index.js';
-import { executeIcmp } from './icmp/index.js';
-import { executePlaywright } from './playwright/index.js';
-import { executeTcp } from './tcp/index.js';
 import type { Executor } from './types.js';
 import { unsupported } from './unsupported.js';
 
@@ -16,16 +10,28 @@ export const UNAVAILABLE_KINDS = {
   AGENTIC: 'agentic checks run only on the service’s own locations',
 } as const satisfies Partial<Record<CheckType, string>>;
 
+/**
+ * An executor whose module is imported at its first run: a process loads only the executors of the kinds it runs
+ * (the browser and Playwright runtimes, the raw sockets of ICMP take long to load and most runs never need them).
+ */
+function loadedOnUse(load: () => Promise<Executor>): Executor {
+  let loading: Promise<Executor> | undefined;
+  return async (check, context) => {
+    loading ??= load();
+    return (await loading)(check, context);
+  };
+}
+
 /** The executor of every check kind in this build. */
 export const defaultExecutors: ExecutorRegistry = {
-  URL: executeUrl as Executor,
-  API: executeApi as Executor,
-  TCP: executeTcp as Executor,
-  DNS: executeDns as Executor,
-  ICMP: executeIcmp as Executor,
-  BROWSER: executeBrowser as Executor,
-  MULTI_STEP: executeMultiStep as Executor,
-  PLAYWRIGHT: executePlaywright as Executor,
+  URL: loadedOnUse(async () => (await import('./http/index.js')).executeUrl as Executor),
+  API: loadedOnUse(async () => (await import('./http/index.js')).executeApi as Executor),
+  TCP: loadedOnUse(async () => (await import('./tcp/index.js')).executeTcp as Executor),
+  DNS: loadedOnUse(async () => (await import('./dns/index.js')).executeDns as Executor),
+  ICMP: loadedOnUse(async () => (await import('./icmp/index.js')).executeIcmp as Executor),
+  BROWSER: loadedOnUse(async () => (await import('./browser/index.js')).executeBrowser as Executor),
+  MULTI_STEP: loadedOnUse(async () => (await import('./browser/index.js')).executeMultiStep as Executor),
+  PLAYWRIGHT: loadedOnUse(async () => (await import('./playwright/index.js')).executePlaywright as Executor),
   ...(Object.fromEntries(
     Object.entries(UNAVAILABLE_KINDS).map(([kind, reason]) => [kind, unsupported(kind as CheckType, reason)]),
   ) as Record<keyof typeof UNAVAILABLE_KINDS, Executor>),

@@ -1,9 +1,9 @@
 import pino, { type DestinationStream, type Logger } from 'pino';
+import type { LogLevelName } from './log-levels.js';
 import { redactFields } from './redact-fields.js';
 import type { SecretValues } from './secret-values.js';
 
-export const LOG_LEVELS = ['DEBUG', 'LOG', 'INFO', 'WARN', 'ERROR'] as const;
-export type LogLevelName = (typeof LOG_LEVELS)[number];
+export { LOG_LEVELS, type LogLevelName } from './log-levels.js';
 export type { Logger };
 
 const PINO_LEVELS: Record<LogLevelName, pino.Level> = {

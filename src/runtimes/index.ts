@@ -8,6 +8,7 @@ export {
   findEngine,
   HOST_NODE_BIN,
 } from './engines.js';
+export { SANDBOX_ENV_NAMES } from './env-names.js';
 export { MANIFEST_FILE, type RuntimeManifest, readManifest, runtimeManifestSchema } from './manifest.js';
 export { type NodeScriptRequest, type NodeScriptResult, runNodeScript } from './node-script.js';
 export {
@@ -38,7 +39,6 @@ export {
   BROWSER_VIDEO_MODES,
   type BrowserVideo,
   SANDBOX_ENV,
-  SANDBOX_ENV_NAMES,
   type SandboxEnv,
   type ScriptSettings,
   scriptSettingsFromEnv,

@@ -3,16 +3,17 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import {
-  envNames,
   oneOf,
   optional,
   parsedBy,
   parseEnv,
+  type SameNames,
   SettingsError,
   text,
   wholeNumber,
   withDefault,
 } from '../config/env.js';
+import type { SANDBOX_ENV_NAMES } from './env-names.js';
 import {
   parseScriptUser,
   parseUidRange,
@@ -67,8 +68,7 @@ export const SANDBOX_ENV = z.object({
 });
 export type SandboxEnv = z.output<typeof SANDBOX_ENV>;
 
-/** Every environment setting of the sandbox, for `vantage run --help`. */
-export const SANDBOX_ENV_NAMES = envNames(SANDBOX_ENV);
+true satisfies SameNames<typeof SANDBOX_ENV, typeof SANDBOX_ENV_NAMES>;
 
 /** The settings of valid sandbox values (the work and cache folders: in the system's temporary folder by default). */
 export function scriptSettingsOf(e: SandboxEnv): ScriptSettings {

@@ -1,18 +1,19 @@
 import { z } from 'zod';
 import {
-  envNames,
   httpUrl,
   type Loaded,
   logLevel,
   matching,
   optional,
   parseEnv,
+  type SameNames,
   text,
   url,
   wholeNumber,
   withDefault,
 } from '../config/env.js';
-import type { LogLevelName } from '../observability/logger.js';
+import type { LogLevelName } from '../observability/log-levels.js';
+import type { SERVER_ENV_NAMES } from './env-names.js';
 
 const serverEnv = z.object({
   PORT: withDefault(wholeNumber(0, 65535), 3000),
@@ -50,8 +51,7 @@ const serverEnv = z.object({
   API_RATE_LIMIT: withDefault(wholeNumber(1, 1_000_000), 600),
 });
 
-/** Every environment setting of the control plane, for `vantage server --help`. */
-export const SERVER_ENV_NAMES = envNames(serverEnv);
+true satisfies SameNames<typeof serverEnv, typeof SERVER_ENV_NAMES>;
 
 /**
  * Where alert channels deliver besides the addresses users give them (docs/alerting.md, Channels): every outside

@@ -2,7 +2,8 @@ import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { AGENT_ENV_NAMES, loadConfig } from '../../src/agent/config.js';
+import { loadConfig } from '../../src/agent/config.js';
+import { AGENT_ENV_NAMES } from '../../src/agent/env-names.js';
 import { SANDBOX_ENV_NAMES } from '../../src/runtimes/index.js';
 
 const KEY = 'pl_acme.berlin-1.Sup3rSecretKeyValue_42xyz';

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket, WebSocketServer } from 'ws';
 import {
   bypassesProxy,
+  loadProxySupport,
   ProxyDispatcher,
   proxyFor,
   webSocketAgent,
@@ -89,6 +90,7 @@ describe('NO_PROXY: one matcher for the WebSocket and the HTTP calls to the cont
     /** Whether an HTTP call and a WebSocket to the target went through the proxy, with these settings. */
     const routes = async (noProxy: string | undefined) => {
       const settings = { httpProxy: proxy.url, noProxy };
+      await loadProxySupport(settings);
       const dispatcher = new ProxyDispatcher(settings);
       proxy.seen.length = 0;
       const answer = await undiciRequest(`http://127.0.0.1:${port}/`, { dispatcher });

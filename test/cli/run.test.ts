@@ -220,6 +220,25 @@ describe('vantage run', () => {
     // Two runs, from source, threads loading through tsx: slow on a loaded machine (a wait, not a goal).
   }, 120_000);
 
+  it('runs 60 checks 50 at a time, retries waiting among them, with no listener-leak warning', async () => {
+    const checks = Array.from({ length: 60 }, (_, i) => ({
+      checkType: 'URL',
+      name: `c${i}`,
+      ...(i % 2 === 0
+        ? { request: { url: `${countingUrl}/` } }
+        : {
+            retryStrategy: { type: 'FIXED', baseBackoffSeconds: 0, maxRetries: 1 },
+            request: { url: `${countingUrl}/fail` },
+          }),
+    }));
+    const file = await writeChecks('fifty.json', checks);
+    const run = await runCli(['run', file, '--concurrency', '50', '--reporter', 'json']);
+    expect(run.code).toBe(1);
+    expect(sessionsByName(run.stdout).size).toBe(60);
+    expect(run.stderr).not.toMatch(/MaxListenersExceededWarning|memory leak/);
+    expect(run.stderr).toBe('');
+  });
+
   it('retries a failing check by its strategy: ATTEMPT results, then one FINAL', async () => {
     const file = await writeChecks('retry.json', [
       {

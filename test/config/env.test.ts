@@ -3,7 +3,6 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
-  envNames,
   httpUrl,
   logLevel,
   oneOf,
@@ -13,6 +12,7 @@ import {
   positiveNumber,
   readableFile,
   required,
+  type SameNames,
   url,
   wholeNumber,
   withDefault,
@@ -94,16 +94,16 @@ describe('environment settings', () => {
     });
   });
 
-  it('name every variable of a schema for --help', () => {
-    expect(envNames(schema)).toEqual([
-      'NAME',
-      'COUNT',
-      'RATIO',
-      'LEVEL',
-      'ENABLED',
-      'TARGET',
-      'DATABASE',
-      'FILE',
-    ]);
+  it('tells at compile time whether a name list is exactly the variables of a schema', () => {
+    const names = ['NAME', 'COUNT', 'RATIO', 'LEVEL', 'ENABLED', 'TARGET', 'DATABASE', 'FILE'] as const;
+    true satisfies SameNames<typeof schema, typeof names>;
+    // @ts-expect-error: FILE is missing from the list
+    true satisfies SameNames<
+      typeof schema,
+      ['NAME', 'COUNT', 'RATIO', 'LEVEL', 'ENABLED', 'TARGET', 'DATABASE']
+    >;
+    // @ts-expect-error: EXTRA is not a variable of the schema
+    true satisfies SameNames<typeof schema, [...typeof names, 'EXTRA']>;
+    expect(names).toHaveLength(Object.keys(schema.shape).length);
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { loadServerConfig, SERVER_ENV_NAMES } from '../../src/server/config.js';
+import { loadServerConfig } from '../../src/server/config.js';
+import { SERVER_ENV_NAMES } from '../../src/server/env-names.js';
 
 function problems(env: Record<string, string>): string[] {
   const loaded = loadServerConfig(env);

@@ -1,5 +1,5 @@
 import { serializedSession } from '../../executors/pool/index.js';
-import { jsonPieces } from '../../protocol/index.js';
+import { jsonPieces } from '../../protocol/json-pieces.js';
 import type { Reporter, ReporterOptions } from './reporter.js';
 
 /** One check-session record per line, as it finishes. */

@@ -13,8 +13,11 @@ import {
 import { parseEnv, problemLines } from '../../config/env.js';
 import { CheckPool, POOLED_KINDS, poolThreads } from '../../executors/pool/index.js';
 import { runCheckSession } from '../../executors/run/session.js';
-import { SANDBOX_ENV, type SandboxEnv, scriptSettingsOf, scriptUsersWarning } from '../../runtimes/index.js';
+// Not the runtimes' index: it loads the script sandbox, which only script checks need (their executors load it).
+import { scriptUsersWarning } from '../../runtimes/sandbox/script-users.js';
+import { SANDBOX_ENV, type SandboxEnv, scriptSettingsOf } from '../../runtimes/settings.js';
 import { REPORTERS, type ReporterName } from '../reporters/index.js';
+import { EXIT } from './exit.js';
 import { loadCheckFiles, parseEnvAssignment } from './load.js';
 
 export interface RunCommandOptions {
@@ -32,9 +35,6 @@ export interface RunCommandOptions {
   /** Where screenshots, traces, videos and reports of script checks are kept. */
   artifactsDir?: string;
 }
-
-/** Exit status of `vantage run`. */
-export const EXIT = { passed: 0, failed: 1, unusableInput: 2 } as const;
 
 const FAILING = new Set(['FAILED', 'TIMED_OUT']);
 

@@ -17,7 +17,7 @@ export async function loadCheckFiles(
       problems.push({ file, label: '(file)', path: '(file)', message: `cannot be read: ${reason}` });
       continue;
     }
-    const parsed = parseCheckFile(text, file);
+    const parsed = await parseCheckFile(text, file);
     checks.push(...parsed.checks);
     problems.push(...parsed.problems);
   }

@@ -1,7 +1,7 @@
 import { subscribe } from 'node:diagnostics_channel';
 import type { Socket } from 'node:net';
 import type { PeerCertificate, TLSSocket } from 'node:tls';
-import { buildConnector } from 'undici';
+import buildConnector from 'undici/lib/core/connect.js';
 import type { TlsDetails } from '../../checks/index.js';
 import type { ClientCertificate } from '../types.js';
 import type { JobLog } from './job-log.js';

@@ -81,13 +81,17 @@ export function statusOfAttempt(check: Check, end: AttemptEnd): SessionStatus {
  */
 export async function runCheckSession(check: Check, options: SessionOptions): Promise<CheckSession> {
   const variables = sessionVariables(check, options);
+  // The caller's signal is often shared by every session (`vantage run`'s Ctrl-C). Each session follows it
+  // through a signal of its own, which its attempts and retry waits listen to: a listener each on the shared one
+  // would pass Node's limit of 10 at --concurrency 11 and warn of a leak.
+  const signal = options.signal && AbortSignal.any([options.signal]);
   const attemptOptions = {
     executors: options.executors ?? (await import('../registry.js')).defaultExecutors,
     variables,
     mask: secretMasker(runSecrets(check, variables)),
     runLocation: options.runLocation,
     clientCertificates: options.clientCertificates ?? [],
-    signal: options.signal,
+    signal,
     limitMs: options.limitMs,
   };
   const policy = retryPolicyOf(check);
@@ -111,14 +115,14 @@ export async function runCheckSession(check: Check, options: SessionOptions): Pr
     const failed = status === 'FAILED' || status === 'TIMED_OUT';
     const retry =
       failed &&
-      !options.signal?.aborted &&
+      !signal?.aborted &&
       shouldRetry(policy, attemptNo - 1, Date.now() - startedAt.getTime(), end.attempt);
     const result = toCheckResult(check, end, retry ? 'ATTEMPT' : 'FINAL', attemptNo, options.runLocation);
     results.push(result);
     options.onResult?.(result);
     if (!retry) break;
     try {
-      await sleep(policy.delayMs(attemptNo), undefined, { signal: options.signal });
+      await sleep(policy.delayMs(attemptNo), undefined, { signal });
     } catch {
       status = 'CANCELLED';
       break;
