@@ -7,10 +7,10 @@ import { WebSocket, WebSocketServer } from 'ws';
 import {
   bypassesProxy,
   loadProxySupport,
-  ProxyDispatcher,
   proxyFor,
   webSocketAgent,
 } from '../../src/agent/connection/proxy.js';
+import { ProxyDispatcher } from '../../src/agent/connection/proxy-dispatcher.js';
 import { startTestAgent, type TestAgent, waitFor } from '../support/agent.js';
 import { startHttpServer } from '../support/http-servers.js';
 import { apiCheckAt, completed, FAST_RUNS, trigger } from '../support/runs.js';
