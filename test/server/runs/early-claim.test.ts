@@ -37,28 +37,31 @@ describe.each(STORES)('an interval claimed early (%s)', (store) => {
     });
     agent = await TestAgent.connect(server.url, location.key, server.accountId);
     agent.credit(10);
+    const schedule = scheduleOf(0, 10, checkId);
     await server.server.runs.scheduleTick(); // the current interval: at once
     expect((await agent.next('run')).check).toMatchObject({ id: checkId });
+    const latestClaim = async () => {
+      const [row] = await server.server.runs.db.query<{ not_before: Date }>(
+        'SELECT not_before FROM runs WHERE check_id = $1 ORDER BY not_before DESC LIMIT 1',
+        [checkId],
+      );
+      return row?.not_before.getTime() ?? 0;
+    };
 
-    // Into the lead of the next interval, with time to spare before it starts.
-    const schedule = scheduleOf(0, 10, checkId);
-    // Just inside the lead, so that a slow tick on a loaded machine still claims the interval before it starts.
+    // Into the lead of the interval after the last one claimed, with time to spare before it starts: just inside
+    // the lead, so that a slow tick on a loaded machine still claims the interval before it starts.
     const into = 200;
-    let start = intervalAt(schedule, new Date()).start.getTime() + schedule.periodMs;
-    if (start - Date.now() < CLAIM_LEAD_MS - into) {
-      // Too close to claim just inside its lead: that interval runs first (it is due next), then aim at the one after.
-      await sleep(start - Date.now());
+    let start = intervalAt(schedule, new Date(await latestClaim())).start.getTime() + schedule.periodMs;
+    while (start - Date.now() < CLAIM_LEAD_MS - into) {
+      // Due already (a slow start) or too close to claim inside its lead: it runs first, then aim at the next.
+      await sleep(Math.max(0, start - Date.now()));
       await server.server.runs.scheduleTick();
       expect((await agent.next('run')).check).toMatchObject({ id: checkId });
-      start += schedule.periodMs;
+      start = intervalAt(schedule, new Date(await latestClaim())).start.getTime() + schedule.periodMs;
     }
     await sleep(start - CLAIM_LEAD_MS + into - Date.now());
     await server.server.runs.scheduleTick();
-    const [claimed] = await server.server.runs.db.query<{ not_before: Date }>(
-      'SELECT not_before FROM runs WHERE check_id = $1 ORDER BY not_before DESC LIMIT 1',
-      [checkId],
-    );
-    expect(claimed?.not_before.getTime()).toBe(start);
+    expect(await latestClaim()).toBe(start);
 
     // A wait, not a goal: only the wake-up can send it (the poll is ten minutes away).
     const run = await agent.next('run', 30_000);
