@@ -484,8 +484,9 @@ test('greets', async ({ page }) => {
     const agentKey = before.find((k: { id: string }) => k.id === agentKeyId);
     await page.getByRole('button', { name: `Revoke ${agentKey.maskedKey}` }).click();
     const confirm = page.getByRole('dialog', { name: `Revoke ${agentKey.maskedKey}?` });
-    // The safe answer has the focus.
-    expect(await focused(page)).toMatchObject({ tag: 'button', text: 'Cancel' });
+    await confirm.waitFor();
+    // The safe answer has the focus (given once the dialog has drawn).
+    await expect.poll(() => focused(page)).toMatchObject({ tag: 'button', text: 'Cancel' });
     await confirm.getByRole('button', { name: 'Revoke', exact: true }).click();
     await page.getByText(`Revoked ${agentKey.maskedKey}.`).waitFor();
     await expect
