@@ -74,10 +74,7 @@ class KeptBytes {
   }
 }
 
-/**
- * Why a body or client the run is done with is destroyed. Made once: undici would otherwise make an error, and
- * capture its stack, on every run for a reason nobody reads.
- */
+/** Why a body the run is done with is destroyed. Made once, not an error (and its stack) per run. */
 export const DONE_WITH = new Error('the run is done with this response');
 
 /** Stops a body unread: destroying it closes the connection, and its abort error is expected. */

@@ -1,19 +1,23 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import undiciRequest from 'undici/lib/api/api-request.js';
-import Client from 'undici/lib/dispatcher/client.js';
 import type { ClientCertificate } from '../types.js';
-import { type BodyRead, DONE_WITH, discard, readBody } from './body.js';
-import { clientCertificateFor, SOCKET_TIMEOUT_MS, timedConnector } from './connection.js';
+import { type BodyRead, readBody } from './body.js';
+import { clientCertificateFor } from './connection.js';
 import type { JobLog } from './job-log.js';
 import { type HopRequest, type RequestPlan, withoutHeaders } from './request.js';
 import { HopTiming } from './timings.js';
+import { openSocket } from './wire/connect.js';
+import { requestHead } from './wire/head.js';
+import { Http1Connection } from './wire/http1.js';
 
 // Not `import … from 'node:http'`: an ES import of node:http loads Node's own copy of undici (≈ 0.1 s and 13 MB on
-// Node.js 24) for its WebSocket getters; this executor uses the undici package instead.
+// Node.js 24) for its WebSocket getters.
 const { STATUS_CODES } = process.getBuiltinModule('node:http');
 
 /** Decoded body bytes an API check keeps; the rest is not read. */
 const MAX_BODY_BYTES = 26_214_400;
+
+/** A redirect's body read (and dropped) at most to keep its connection for the next request; past it, a new one. */
+const REDIRECT_BODY_BYTES = 128 * 1024;
 
 /** Redirects followed at most; one more fails the run. */
 const MAX_REDIRECTS = 10;
@@ -43,90 +47,68 @@ function single(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-/** undici reports a socket closed by a TLS alert as 'other side closed'; the socket's error says why. */
-function telling(error: unknown, hop: HopTiming): unknown {
-  const code = (error as { code?: unknown } | null)?.code;
-  const socketError = hop.connectionError;
-  return code === 'UND_ERR_SOCKET' &&
-    socketError &&
-    !(socketError as { code?: string }).code?.startsWith('UND_')
-    ? socketError
-    : error;
-}
-
 /**
- * Sends a plan's request and follows its redirects. Each origin gets a client of its own, destroyed
- * when the run leaves it: no connection outlives the run. Never throws; the error is part of the result.
+ * Sends a plan's request and follows its redirects. A redirect to the same origin reuses the connection when the
+ * server kept it open; no connection outlives the run. Never throws; the error is part of the result.
  */
 export async function exchange(plan: RequestPlan, options: ExchangeOptions): Promise<Exchange> {
   const { signal, clientCertificates, log } = options;
   const hops: HopTiming[] = [];
   const trail = new RedirectTrail(plan.first);
-  let hop = new HopTiming();
-  let client: { origin: string; client: Client } | undefined;
+  let connection: Http1Connection | undefined;
   let response: ReceivedResponse | null = null;
 
-  const clientFor = async (url: URL): Promise<Client> => {
-    if (client?.origin === url.origin) return client.client;
-    await client?.client.destroy(DONE_WITH);
+  const connectionFor = (url: URL, hop: HopTiming): Http1Connection => {
+    if (connection?.origin === url.origin && connection.reusable) return connection;
+    connection?.destroy();
     const settings = {
       family: plan.family,
       skipSSL: plan.skipSSL,
       clientCertificate: clientCertificateFor(url.hostname, clientCertificates),
     };
     if (settings.clientCertificate) log.debug(`client certificate for ${settings.clientCertificate.host}`);
-    const created = new Client(url.origin, {
-      connect: timedConnector(settings, () => hop, log),
-      headersTimeout: SOCKET_TIMEOUT_MS,
-      bodyTimeout: SOCKET_TIMEOUT_MS,
-    });
-    client = { origin: url.origin, client: created };
-    return created;
+    connection = new Http1Connection(url.origin, openSocket(url, settings, hop, log), signal);
+    return connection;
   };
 
-  const send = async (request: HopRequest) => {
-    const previous = hop;
-    const sameOrigin = client?.origin === request.url.origin;
-    const dispatcher = await clientFor(request.url);
-    hop = new HopTiming();
-    // A kept-alive connection is not reconnected, so the hop before it saw the handshake.
-    if (sameOrigin) hop.tls = previous.tls;
-    hops.push(hop);
+  const send = async (request: HopRequest, hop: HopTiming) => {
     response = null;
+    const body = request.body === null ? null : Buffer.from(request.body);
+    const head = requestHead(request, body === null ? null : body.length);
+    const sending = connectionFor(request.url, hop);
     log.info(`${request.method} ${request.url.href}`);
-    const res = await undiciRequest.call(dispatcher, {
-      path: `${request.url.pathname}${request.url.search}`,
-      method: request.method as 'GET',
-      // A flat name/value list is sent as given: names as written, duplicates kept.
-      headers: request.headers.flat(),
-      body: request.body,
-      signal,
-    });
-    hop.response ??= performance.now();
-    const statusText = res.statusText || STATUS_CODES[res.statusCode] || '';
-    response = { status: res.statusCode, statusText, headers: res.headers, body: null };
-    log.info(`HTTP ${res.statusCode} ${statusText}`.trim());
+    const res = await sending.send(head, body, hop, request.method === 'HEAD');
+    hop.tls = sending.tls();
+    const statusText = res.statusText || STATUS_CODES[res.status] || '';
+    response = { status: res.status, statusText, headers: res.headers, body: null };
+    log.info(`HTTP ${res.status} ${statusText}`.trim());
     return { res, received: response };
   };
 
   try {
     let request = plan.first;
     for (;;) {
-      const { res, received } = await send(request);
+      const hop = new HopTiming();
+      hops.push(hop);
+      const { res, received } = await send(request, hop);
       const location = single(res.headers.location);
       if (plan.followRedirects && isRedirect(received.status) && location) {
-        await res.body.dump().catch(() => {});
+        await res.body.dump(REDIRECT_BODY_BYTES);
         hop.end = hop.complete ?? performance.now();
         request = trail.follow(request, received.status, location);
         log.info(`following the redirect to ${request.url.href}`);
         continue;
       }
       if (!plan.readBody) {
-        discard(res.body);
+        res.body.discard();
         hop.end = hop.response;
         return { hops, response: received, error: null };
       }
-      received.body = await readBody(res.body, single(res.headers['content-encoding']), MAX_BODY_BYTES);
+      received.body = await readBody(
+        res.body.stream(),
+        single(res.headers['content-encoding']),
+        MAX_BODY_BYTES,
+      );
       hop.end = received.body.truncated ? performance.now() : (hop.complete ?? performance.now());
       if (received.body.truncated) {
         log.warn(`body truncated: kept the first ${MAX_BODY_BYTES} bytes, the rest was not read`);
@@ -137,9 +119,9 @@ export async function exchange(plan: RequestPlan, options: ExchangeOptions): Pro
       return { hops, response: received, error: null };
     }
   } catch (error) {
-    return { hops, response, error: telling(error, hop) };
+    return { hops, response, error };
   } finally {
-    await client?.client.destroy(DONE_WITH).catch(() => {});
+    connection?.destroy();
   }
 }
 

@@ -14,8 +14,6 @@ export class HopTiming {
   complete?: number;
   end?: number;
   tls: TlsDetails | null = null;
-  /** The socket's own error, often more telling than the one undici reports (a TLS alert, say). */
-  connectionError?: Error;
 }
 
 type Phases = Omit<HttpTimingPhases, 'total'>;

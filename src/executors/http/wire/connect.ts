@@ -1,0 +1,74 @@
+import { isIP, connect as netConnect, type Socket } from 'node:net';
+import type { ConnectionOptions, TLSSocket } from 'node:tls';
+import type { TlsDetails } from '../../../checks/index.js';
+import type { ClientCertificate } from '../../types.js';
+import { type ConnectionSettings, tlsDetailsOf } from '../connection.js';
+import type { JobLog } from '../job-log.js';
+import type { HopTiming } from '../timings.js';
+
+/** node:tls is loaded when the first HTTPS check connects (it costs a few milliseconds at start). */
+let tls: typeof import('node:tls') | undefined;
+
+/** An open socket, and the TLS details of its server once it is secured. */
+export interface OpenedSocket {
+  socket: Socket;
+  tls: () => TlsDetails | null;
+}
+
+/**
+ * Opens the connection for `url`, marking on `hop` when it was asked for, looked up, connected and secured. TLS
+ * offers HTTP/1.1 only, with the server's name for SNI (not for an address), no session reuse (each run pays its
+ * own handshake, as a first visitor would), and the check's client certificate if it has one for this host.
+ */
+export function openSocket(
+  url: URL,
+  settings: ConnectionSettings,
+  hop: HopTiming,
+  log: JobLog,
+): OpenedSocket {
+  hop.socket = performance.now();
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  const port = Number(url.port) || (url.protocol === 'https:' ? 443 : 80);
+  const common = { host, port, family: settings.family, autoSelectFamily: false, noDelay: true };
+  let details: TlsDetails | null = null;
+  let socket: Socket;
+  if (url.protocol === 'https:') {
+    tls ??= process.getBuiltinModule('node:tls');
+    const options: ConnectionOptions = {
+      ...common,
+      rejectUnauthorized: !settings.skipSSL,
+      ALPNProtocols: ['http/1.1'],
+      ...(isIP(host) === 0 ? { servername: host } : {}),
+      ...clientCertificateOptions(settings.clientCertificate),
+    };
+    const secure: TLSSocket = tls.connect(options);
+    secure.once('secureConnect', () => {
+      hop.secureConnect = performance.now();
+      details = tlsDetailsOf(secure);
+      log.debug(`TLS ${details.protocol} ${details.cipher}, certificate of ${details.subject}`);
+    });
+    socket = secure;
+  } else {
+    socket = netConnect(common);
+  }
+  socket
+    .once('lookup', (error: Error | null, address: string) => {
+      hop.lookup = performance.now();
+      if (!error) log.debug(`resolved ${host} to ${address}`);
+    })
+    .once('connect', () => {
+      hop.connect = performance.now();
+      log.debug(`connected to ${socket.remoteAddress}:${socket.remotePort}`);
+    });
+  return { socket, tls: () => details };
+}
+
+function clientCertificateOptions(cert: ClientCertificate | undefined): ConnectionOptions {
+  if (!cert) return {};
+  return {
+    cert: cert.cert,
+    key: cert.key,
+    ...(cert.ca ? { ca: cert.ca } : {}),
+    ...(cert.passphrase ? { passphrase: cert.passphrase } : {}),
+  };
+}
