@@ -6,13 +6,27 @@ import { SANDBOX_ENV_NAMES } from '../runtimes/env-names.js';
 import { SERVER_ENV_NAMES } from '../server/env-names.js';
 import { version } from '../version.js';
 import { EXIT } from './run/exit.js';
+import { loadZodInEnglishOnly } from './zod-locales.js';
 
 // V8's compiled code of every module is kept on disk (in the temporary folder) and reused by the next start:
 // about a fifth of the start-up on Node.js 22 and later; Node.js 20 has no such cache.
 (module as { enableCompileCache?: () => unknown }).enableCompileCache?.();
+loadZodInEnglishOnly();
 
 // Each command's module is imported when the command runs, so that a command (and --version, --help) loads only
 // what it uses: the server, the store and the browser runtimes take seconds to load on a small machine.
+
+/**
+ * `vantage run … | head`: once the reader of stdout is gone, nothing more can be shown, so the command stops there,
+ * quietly and at once, as a command killed by SIGPIPE would (exit status 141), instead of dying of an unhandled
+ * EPIPE error with a stack trace.
+ */
+function quitWhenStdoutCloses(): void {
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    process.exit(141);
+  });
+}
 
 function positiveInteger(value: string): number {
   const n = Number(value);
@@ -70,6 +84,7 @@ program
     const { runCommand } = await import('./run/command.js');
     const controller = new AbortController();
     const onSignal = () => controller.abort();
+    quitWhenStdoutCloses();
     process.once('SIGINT', onSignal);
     process.once('SIGTERM', onSignal);
     process.exitCode = await runCommand(files, options, {

@@ -1,5 +1,4 @@
 import { type ApiCheck, HTTP_METHODS, type HttpMethod, type VariableSet } from '../../checks/index.js';
-import { DEFAULT_RUNTIME_ID, runNodeScript, scriptSettingsFromEnv } from '../../runtimes/index.js';
 import { identityOf } from '../script/identity.js';
 import type { ExecutionContext } from '../types.js';
 import { bodyOf, responseHeaderRecord } from './attempt.js';
@@ -38,6 +37,8 @@ async function runPhase(
   globals: Record<string, unknown>,
   { check, context, log }: ScriptRun,
 ): Promise<Record<string, unknown> | string> {
+  // The runtimes and their sandbox load with the first script: most API checks have none.
+  const { DEFAULT_RUNTIME_ID, runNodeScript, scriptSettingsFromEnv } = await import('../../runtimes/index.js');
   const runtimeId = check.runtimeId ?? DEFAULT_RUNTIME_ID;
   log.info(`running the ${phase} script`);
   const result = await runNodeScript({
