@@ -3,9 +3,9 @@ import {
   type Check,
   EXECUTION_LIMIT_MS,
   isCheckType,
+  type Masker,
   MIN_SUBSTRING_SECRET_LENGTH,
   maskDeep,
-  parseCheck,
   runSecrets,
   type SessionStatus,
   secretMasker,
@@ -34,6 +34,7 @@ import {
 import type { ArtifactUploader } from './delivery/artifacts.js';
 import { boundedResult } from './delivery/bounded-result.js';
 import { BundleFetchError, type BundleFetcher } from './delivery/bundles.js';
+import { ParsedChecks } from './parsed-checks.js';
 import type { SlotLedger } from './slots/ledger.js';
 import type { SlotQueues } from './slots/queues.js';
 import type { ResultSpool } from './spool/spool.js';
@@ -70,8 +71,8 @@ interface RunState {
   controller: AbortController;
   /** The validated check, or why it is not valid. */
   check: Check | string;
-  /** Masks the run's secret values (set when it starts). */
-  mask: (text: string) => string;
+  /** Masks the run's secret values: the check's and those it inherits (those alone when the check is not valid). */
+  mask: Masker;
   /** Its slot was given back: the run ended, and its result may still be on its way to the spool. */
   slotFreed?: boolean;
 }
@@ -86,6 +87,7 @@ export class Runner {
   private readonly runs = new Map<string, RunState>();
   private readonly warned = new Set<string>();
   private idleWaiters: (() => void)[] = [];
+  private readonly checks = new ParsedChecks();
 
   constructor(private readonly options: RunnerOptions) {}
 
@@ -94,7 +96,7 @@ export class Runner {
    * (`alreadyDone`), uses up its credit but is not run again.
    */
   accept(run: RunMessage, alreadyDone = false): Acceptance {
-    const parsed = parseCheck(run.check);
+    const parsed = this.checks.parse(run.check);
     const kind = parsed.ok ? parsed.value.checkType : run.check.checkType;
     const slotClass = isCheckType(kind) ? slotClassOf(kind) : 'light';
     const { ledger } = this.options;
@@ -112,7 +114,11 @@ export class Runner {
       phase: 'queued',
       controller: new AbortController(),
       check,
-      mask: secretMasker(new VariableSet(...run.inheritedVariables).secretValues()),
+      mask: secretMasker(
+        typeof check === 'string'
+          ? new VariableSet(...run.inheritedVariables).secretValues()
+          : runSecrets(check, new VariableSet(check.environmentVariables, ...run.inheritedVariables)),
+      ),
     };
     this.runs.set(run.runId, state);
     this.options.queues.add(slotClass, () => this.execute(state));
@@ -191,9 +197,7 @@ export class Runner {
   private async attempt(state: RunState, check: Check): Promise<AttemptEnd> {
     const { run } = state;
     const variables = new VariableSet(check.environmentVariables, ...run.inheritedVariables);
-    const secrets = runSecrets(check, variables);
-    this.options.secrets.add(secrets);
-    state.mask = secretMasker(secrets);
+    this.options.secrets.add(runSecrets(check, variables));
     for (const key of variables.shortSecretKeys(MIN_SUBSTRING_SECRET_LENGTH)) {
       this.warnOnce(`short-secret:${key}`, shortSecretWarning(key));
     }
@@ -278,18 +282,15 @@ export class Runner {
     const { run } = state;
     let check: Check;
     let status: SessionStatus;
-    let mask = (text: string) => text;
     if (typeof state.check === 'string') {
       check = identityOf(run.check);
       status = end.cancelled ? 'CANCELLED' : 'FAILED';
     } else {
       check = state.check;
       status = statusOfAttempt(check, end);
-      mask = secretMasker(
-        runSecrets(check, new VariableSet(check.environmentVariables, ...run.inheritedVariables)),
-      );
     }
-    const result = maskDeep(toCheckResult(check, end, 'FINAL', run.attempt, run.runLocation), mask);
+    const record = toCheckResult(check, end, 'FINAL', run.attempt, run.runLocation);
+    const result = state.mask.masksNothing ? record : maskDeep(record, state.mask);
     return {
       kind: check.checkType,
       upload: {
