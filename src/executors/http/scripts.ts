@@ -38,7 +38,9 @@ async function runPhase(
   { check, context, log }: ScriptRun,
 ): Promise<Record<string, unknown> | string> {
   // The runtimes and their sandbox load with the first script: most API checks have none.
-  const { DEFAULT_RUNTIME_ID, runNodeScript, scriptSettingsFromEnv } = await import('../../runtimes/index.js');
+  const { DEFAULT_RUNTIME_ID, runNodeScript, scriptSettingsFromEnv } = await import(
+    '../../runtimes/index.js'
+  );
   const runtimeId = check.runtimeId ?? DEFAULT_RUNTIME_ID;
   log.info(`running the ${phase} script`);
   const result = await runNodeScript({

@@ -108,6 +108,15 @@ describe('responses', () => {
     expect(partial.error).toMatch(/closed the connection before its response was complete/);
   });
 
+  it('fails a response whose head passes 80 KB', async () => {
+    const url = await scripted((_head, _body, socket) =>
+      socket.write(`HTTP/1.1 200 OK\r\nx-big: ${'a'.repeat(100_000)}\r\n\r\n`),
+    );
+    const attempt = await executeUrl(urlCheck({ url: `${url}/` }), runContext());
+    expect(attempt).toMatchObject({ hasErrors: true, networkError: true });
+    expect(attempt.error).toMatch(/not valid HTTP\/1\.1 \(HPE_HEADER_OVERFLOW: max header size exceeded\)/);
+  });
+
   it('fails a server that switches protocols', async () => {
     const url = await scripted((_head, _body, socket) =>
       socket.write('HTTP/1.1 101 Switching Protocols\r\nupgrade: websocket\r\nconnection: upgrade\r\n\r\n'),

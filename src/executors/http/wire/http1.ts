@@ -51,9 +51,21 @@ function headersOf(flat: readonly string[]): IncomingHttpHeaders {
   return headers as IncomingHttpHeaders;
 }
 
+/** The most a response's head may hold, as the parser counts it for a head that spans several reads. */
+const MAX_HEAD_BYTES = HTTPParser.maxHeaderSize;
+const HEAD_OVERFLOW = 'max header size exceeded';
+
 function parseError(error: Error): WireError {
-  const code = (error as { code?: string }).code ?? 'HPE_INVALID';
+  const overflow = error.message === HEAD_OVERFLOW;
+  const code = (error as { code?: string }).code ?? (overflow ? 'HPE_HEADER_OVERFLOW' : 'HPE_INVALID');
   return new WireError(`the server's response is not valid HTTP/1.1 (${code}: ${error.message})`, code);
+}
+
+/** The parser checks the size of a head only between reads: one that came in a single read is measured here. */
+function headBytes(flat: readonly string[]): number {
+  let bytes = 0;
+  for (const part of flat) bytes += part.length + 2;
+  return bytes;
 }
 
 /**
@@ -146,6 +158,7 @@ export class Http1Connection {
   private onHeaders(info: HeaderInfo): number {
     const pending = this.pending;
     if (!pending || this.body) throw new WireError('the server sent a response that was not asked for');
+    if (headBytes(info.headers) > MAX_HEAD_BYTES) throw parseError(new Error(HEAD_OVERFLOW));
     if (info.statusCode < 200) {
       if (info.statusCode === 101) {
         throw new WireError('the server switched protocols (101), which a check does not follow');
