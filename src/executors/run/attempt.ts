@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { type Check, EXECUTION_LIMIT_MS, maskDeep } from '../../checks/index.js';
+import type { Check } from '../../checks/check.js';
+import { EXECUTION_LIMIT_MS } from '../../checks/enums.js';
+import { maskDeep } from '../../checks/secrets.js';
 import { failedAttempt } from '../failed-attempt.js';
 import type { ExecutorRegistry } from '../registry.js';
 import type { Attempt, ExecutionContext } from '../types.js';
@@ -52,13 +54,6 @@ export async function runAttempt(check: Check, options: AttemptOptions): Promise
   options.signal?.addEventListener('abort', onCancel, { once: true });
   const deadline = setTimeout(() => controller.abort(new RunTimeoutError(limitMs)), limitMs);
 
-  let stopWaiting: (() => void) | undefined;
-  const abandoned = new Promise<undefined>((resolve) => {
-    const afterAbort = () => setTimeout(() => resolve(undefined), STOP_GRACE_MS).unref();
-    controller.signal.addEventListener('abort', afterAbort, { once: true });
-    stopWaiting = () => controller.signal.removeEventListener('abort', afterAbort);
-  });
-
   const context: ExecutionContext = {
     signal: controller.signal,
     variables: options.variables,
@@ -67,10 +62,9 @@ export async function runAttempt(check: Check, options: AttemptOptions): Promise
     runId: options.runId ?? randomUUID(),
     clientCertificates: options.clientCertificates,
   };
-  const execute = options.executors[check.checkType];
   let attempt: Attempt | undefined;
   try {
-    attempt = await Promise.race([execute(check, context), abandoned]);
+    attempt = await untilAbandoned(options.executors[check.checkType](check, context), controller.signal);
   } catch (error) {
     // An executor must not throw; if one does, the run fails with its message rather than the batch.
     attempt = failedAttempt(`internal error in the ${check.checkType} executor: ${messageOf(error)}`, {
@@ -79,7 +73,6 @@ export async function runAttempt(check: Check, options: AttemptOptions): Promise
     });
   } finally {
     clearTimeout(deadline);
-    stopWaiting?.();
     options.signal?.removeEventListener('abort', onCancel);
   }
 
@@ -94,6 +87,34 @@ export async function runAttempt(check: Check, options: AttemptOptions): Promise
   if (options.mask.masksNothing) return { attempt, timedOut, cancelled };
   const { error, detail } = maskDeep({ error: attempt.error, detail: attempt.detail }, options.mask);
   return { attempt: { ...attempt, error, detail }, timedOut, cancelled };
+}
+
+/**
+ * The executor's attempt, or undefined once its signal has fired and it has not returned within STOP_GRACE_MS.
+ * One promise around the executor's, rather than a race with another: this runs for every attempt.
+ */
+function untilAbandoned(running: Promise<Attempt>, signal: AbortSignal): Promise<Attempt | undefined> {
+  return new Promise((resolve, reject) => {
+    let grace: NodeJS.Timeout | undefined;
+    const afterAbort = () => {
+      grace = setTimeout(() => resolve(undefined), STOP_GRACE_MS).unref();
+    };
+    const settled = () => {
+      signal.removeEventListener('abort', afterAbort);
+      clearTimeout(grace);
+    };
+    signal.addEventListener('abort', afterAbort, { once: true });
+    running.then(
+      (attempt) => {
+        settled();
+        resolve(attempt);
+      },
+      (error: unknown) => {
+        settled();
+        reject(error);
+      },
+    );
+  });
 }
 
 function messageOf(error: unknown): string {
