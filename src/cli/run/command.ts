@@ -107,7 +107,10 @@ export async function runCommand(
   let keptFiles = false;
   const report = (session: CheckSession) => {
     failing ||= FAILING.has(session.status);
-    keptFiles ||= session.results.some((r) => (detailOf(r)?.assets as Asset[] | undefined)?.length);
+    // Only script kinds leave files: the others' results are not looked through.
+    keptFiles ||=
+      !POOLED_KINDS.has(session.checkType) &&
+      session.results.some((r) => (detailOf(r)?.assets as Asset[] | undefined)?.length);
     reporter.onSession(session);
   };
   const sessionOptions = { runLocation: options.location, runSource: 'TEST_NO_RECORD', overrides } as const;

@@ -49,10 +49,18 @@ export async function runAttempt(check: Check, options: AttemptOptions): Promise
   const limitMs = options.limitMs ?? EXECUTION_LIMIT_MS[check.checkType];
   const controller = new AbortController();
   const startedAt = new Date();
-  const onCancel = () => controller.abort(new RunCancelledError());
+  // Set while the executor runs: a stop then leaves it STOP_GRACE_MS to return before the attempt ends without it.
+  let giveUp: (() => void) | null = null;
+  let grace: NodeJS.Timeout | undefined;
+  const stop = (reason: Error) => {
+    if (controller.signal.aborted) return;
+    controller.abort(reason);
+    if (giveUp) grace = setTimeout(giveUp, STOP_GRACE_MS).unref();
+  };
+  const onCancel = () => stop(new RunCancelledError());
   if (options.signal?.aborted) onCancel();
   options.signal?.addEventListener('abort', onCancel, { once: true });
-  const deadline = setTimeout(() => controller.abort(new RunTimeoutError(limitMs)), limitMs);
+  const deadline = setTimeout(() => stop(new RunTimeoutError(limitMs)), limitMs);
 
   const context: ExecutionContext = {
     signal: controller.signal,
@@ -64,7 +72,12 @@ export async function runAttempt(check: Check, options: AttemptOptions): Promise
   };
   let attempt: Attempt | undefined;
   try {
-    attempt = await untilAbandoned(options.executors[check.checkType](check, context), controller.signal);
+    const running = options.executors[check.checkType](check, context);
+    // One promise around the executor's (not a race with a second one, nor a listener on its signal): per attempt.
+    attempt = await new Promise<Attempt | undefined>((resolve, reject) => {
+      giveUp = () => resolve(undefined);
+      running.then(resolve, reject);
+    });
   } catch (error) {
     // An executor must not throw; if one does, the run fails with its message rather than the batch.
     attempt = failedAttempt(`internal error in the ${check.checkType} executor: ${messageOf(error)}`, {
@@ -73,6 +86,7 @@ export async function runAttempt(check: Check, options: AttemptOptions): Promise
     });
   } finally {
     clearTimeout(deadline);
+    clearTimeout(grace);
     options.signal?.removeEventListener('abort', onCancel);
   }
 
@@ -87,34 +101,6 @@ export async function runAttempt(check: Check, options: AttemptOptions): Promise
   if (options.mask.masksNothing) return { attempt, timedOut, cancelled };
   const { error, detail } = maskDeep({ error: attempt.error, detail: attempt.detail }, options.mask);
   return { attempt: { ...attempt, error, detail }, timedOut, cancelled };
-}
-
-/**
- * The executor's attempt, or undefined once its signal has fired and it has not returned within STOP_GRACE_MS.
- * One promise around the executor's, rather than a race with another: this runs for every attempt.
- */
-function untilAbandoned(running: Promise<Attempt>, signal: AbortSignal): Promise<Attempt | undefined> {
-  return new Promise((resolve, reject) => {
-    let grace: NodeJS.Timeout | undefined;
-    const afterAbort = () => {
-      grace = setTimeout(() => resolve(undefined), STOP_GRACE_MS).unref();
-    };
-    const settled = () => {
-      signal.removeEventListener('abort', afterAbort);
-      clearTimeout(grace);
-    };
-    signal.addEventListener('abort', afterAbort, { once: true });
-    running.then(
-      (attempt) => {
-        settled();
-        resolve(attempt);
-      },
-      (error: unknown) => {
-        settled();
-        reject(error);
-      },
-    );
-  });
 }
 
 function messageOf(error: unknown): string {
