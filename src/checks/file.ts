@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Check } from './check.js';
 import { parseCheck, type ValidationProblem } from './validate.js';
 
@@ -15,7 +15,7 @@ export function formatFileProblem(p: CheckFileProblem): string {
 
 /** A UUID-shaped id derived from a check's name, so a check keeps its id from run to run. */
 export function stableCheckId(name: string): string {
-  const hex = createHash('sha256').update(`vantage-check:${name}`).digest('hex');
+  const hex = hash('sha256', `vantage-check:${name}`, 'hex');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${((Number.parseInt(hex[16] ?? '0', 16) & 3) | 8).toString(16)}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 
@@ -64,9 +64,9 @@ export async function parseCheckFile(
   const problems: CheckFileProblem[] = [];
   const seenIds = new Map<string, number>();
   list.forEach((raw, index) => {
-    const label = labelOf(raw, index);
     const parsed = parseCheck(raw);
     if (!parsed.ok) {
+      const label = labelOf(raw, index);
       for (const p of parsed.problems) problems.push({ file, label, ...p });
       return;
     }
@@ -76,7 +76,7 @@ export async function parseCheckFile(
     if (earlier !== undefined) {
       problems.push({
         file,
-        label,
+        label: labelOf(raw, index),
         path: check.id === stableCheckId(check.name) ? 'name' : 'id',
         message: `must be unique in the file (checks[${earlier}] has the same)`,
       });

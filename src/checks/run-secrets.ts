@@ -4,6 +4,8 @@ import type { VariableSet } from './variables.js';
 
 /** The credentials in a URL's userinfo (`https://user:pass@host`), as sent in a Basic header. */
 function userinfoSecrets(url: string): string[] {
+  // No userinfo without an `@`: most URLs are not parsed at all.
+  if (!url.includes('@')) return [];
   try {
     const parsed = new URL(url.trim());
     const password = decodeURIComponent(parsed.password);

@@ -16,9 +16,14 @@ export const UNAVAILABLE_KINDS = {
  */
 function loadedOnUse(load: () => Promise<Executor>): Executor {
   let loading: Promise<Executor> | undefined;
-  return async (check, context) => {
-    loading ??= load();
-    return (await loading)(check, context);
+  let loaded: Executor | undefined;
+  return (check, context) => {
+    if (loaded) return loaded(check, context);
+    loading ??= load().then((executor) => {
+      loaded = executor;
+      return executor;
+    });
+    return loading.then((executor) => executor(check, context));
   };
 }
 

@@ -8,9 +8,12 @@ const FAILING = new Set(['FAILED', 'TIMED_OUT']);
 /** The batch as JUnit XML: one testcase per check session, written to the output file at the end. */
 export function junitReporter({ output }: ReporterOptions): Reporter {
   if (!output) throw new Error('--reporter junit needs --output FILE');
+  const sessions: CheckSession[] = [];
   return {
-    onSession: () => {},
-    async onEnd(sessions) {
+    onSession: (session) => {
+      sessions.push(session);
+    },
+    async onEnd() {
       // Loaded here: the XML builder is a large library that only this reporter needs.
       const { create } = await import('xmlbuilder2');
       await writeFile(output, junitXml(create, sessions));

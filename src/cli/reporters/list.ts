@@ -17,8 +17,12 @@ function formatMs(ms: number): string {
 
 /** One readable line per check as it finishes, and a summary at the end. */
 export function listReporter({ write }: ReporterOptions): Reporter {
+  const counts = new Map<string, number>();
+  let total = 0;
   return {
     onSession(session) {
+      counts.set(session.status, (counts.get(session.status) ?? 0) + 1);
+      total++;
       const final = session.results.at(-1);
       const time = final ? formatMs(final.responseTime) : '';
       const retries = session.results.length > 1 ? `, ${session.results.length} attempts` : '';
@@ -29,15 +33,11 @@ export function listReporter({ write }: ReporterOptions): Reporter {
       }
       write(`${line}\n`);
     },
-    async onEnd(sessions) {
-      const counts = new Map<string, number>();
-      for (const s of sessions) counts.set(s.status, (counts.get(s.status) ?? 0) + 1);
+    async onEnd() {
       const parts = ['PASSED', 'DEGRADED', 'FAILED', 'TIMED_OUT', 'CANCELLED']
         .filter((s) => counts.has(s))
         .map((s) => `${counts.get(s)} ${s.toLowerCase().replace('_', ' ')}`);
-      write(
-        `\n${sessions.length} check${sessions.length === 1 ? '' : 's'}: ${parts.join(', ') || 'none run'}\n`,
-      );
+      write(`\n${total} check${total === 1 ? '' : 's'}: ${parts.join(', ') || 'none run'}\n`);
     },
   };
 }

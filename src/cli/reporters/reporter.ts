@@ -1,9 +1,9 @@
 import type { CheckSession } from '../../checks/index.js';
 
-/** Receives each check session as it finishes, then the whole batch. */
+/** Receives each check session as it finishes, then the end of the batch; it keeps what it needs of them. */
 export interface Reporter {
   onSession(session: CheckSession): void;
-  onEnd(sessions: readonly CheckSession[]): Promise<void>;
+  onEnd(): Promise<void>;
 }
 
 export interface ReporterOptions {

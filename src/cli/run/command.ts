@@ -1,5 +1,4 @@
 import { setMaxListeners } from 'node:events';
-import PQueue from 'p-queue';
 import {
   type Asset,
   type CheckSession,
@@ -17,6 +16,7 @@ import { runCheckSession } from '../../executors/run/session.js';
 import { scriptUsersWarning } from '../../runtimes/sandbox/script-users.js';
 import { SANDBOX_ENV, type SandboxEnv, scriptSettingsOf } from '../../runtimes/settings.js';
 import { REPORTERS, type ReporterName } from '../reporters/index.js';
+import { batchedOutput } from './batched-output.js';
 import { EXIT } from './exit.js';
 import { loadCheckFiles, parseEnvAssignment } from './load.js';
 
@@ -84,9 +84,10 @@ export async function runCommand(
     return EXIT.unusableInput;
   }
 
+  const stdout = batchedOutput(io.stdout);
   let reporter: ReturnType<(typeof REPORTERS)[ReporterName]>;
   try {
-    reporter = REPORTERS[options.reporter]({ write: io.stdout, output: options.output });
+    reporter = REPORTERS[options.reporter]({ write: stdout.write, output: options.output });
   } catch (error) {
     io.stderr(`${(error as Error).message}\n`);
     return EXIT.unusableInput;
@@ -101,9 +102,15 @@ export async function runCommand(
   );
   for (const key of shortSecrets) io.stderr(`warning: ${shortSecretWarning(key)}\n`);
 
-  const sessions: CheckSession[] = [];
+  // Sessions are not kept here: a reporter keeps what it needs (the junit one all, the others none).
+  let failing = false;
+  let keptFiles = false;
   const report = (session: CheckSession) => {
-    sessions.push(session);
+    failing ||= FAILING.has(session.status);
+    // Only script kinds leave files: the others' results are not looked through.
+    keptFiles ||=
+      !POOLED_KINDS.has(session.checkType) &&
+      session.results.some((r) => (detailOf(r)?.assets as Asset[] | undefined)?.length);
     reporter.onSession(session);
   };
   const sessionOptions = { runLocation: options.location, runSource: 'TEST_NO_RECORD', overrides } as const;
@@ -128,27 +135,33 @@ export async function runCommand(
   }
   // Every running session listens to the one cancel signal.
   if (io.signal) setMaxListeners(options.concurrency + 10, io.signal);
-  const queue = new PQueue({ concurrency: options.concurrency });
-  await Promise.all(
-    here.map((check) =>
-      queue.add(async () =>
-        report(
-          await runCheckSession(check, {
-            ...sessionOptions,
-            signal: io.signal,
-            artifactsDir: options.artifactsDir,
-          }),
-        ),
-      ),
+  await inLanes(here, options.concurrency, async (check) =>
+    report(
+      await runCheckSession(check, {
+        ...sessionOptions,
+        signal: io.signal,
+        artifactsDir: options.artifactsDir,
+      }),
     ),
   );
-  await reporter.onEnd(sessions);
-  const kept = sessions.some((s) =>
-    s.results.some((r) => (detailOf(r)?.assets as Asset[] | undefined)?.length),
-  );
-  if (kept && options.artifactsDir)
+  await reporter.onEnd();
+  stdout.flush();
+  if (keptFiles && options.artifactsDir)
     io.stderr(`Screenshots, traces and reports are in ${options.artifactsDir}\n`);
-  return sessions.some((s) => FAILING.has(s.status)) ? EXIT.failed : EXIT.passed;
+  return failing ? EXIT.failed : EXIT.passed;
+}
+
+/** Runs `run` over the items in their order, `concurrency` at a time. */
+async function inLanes<T>(
+  items: readonly T[],
+  concurrency: number,
+  run: (item: T) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  const lane = async () => {
+    while (next < items.length) await run(items[next++] as T);
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, lane));
 }
 
 /** Why scripts cannot run as other users, when this was asked for (VANTAGE_SCRIPT_USERS, VANTAGE_USER_SWITCH). */

@@ -65,6 +65,8 @@ export function serializedSession(session: CheckSession): string | undefined {
 export class CheckPool {
   private readonly lanes: Lane[] = [];
   private readonly waiting: Job[] = [];
+  /** Waiting jobs cancelled before they were sent to a lane. */
+  private readonly cancelling = new Set<number>();
   private nextId = 1;
   private pumping = false;
   private closed = false;
@@ -122,14 +124,17 @@ export class CheckPool {
   }
 
   private cancel(ids: number[]): void {
-    // Jobs not sent yet are sent anyway: the thread ends them CANCELLED without running them.
-    this.pump();
     for (const lane of this.lanes) {
       const held = ids.filter((id) => lane.held.has(id));
-      if (held.length === 0) continue;
-      lane.local?.cancel(held);
-      lane.worker?.postMessage({ type: 'cancel', ids: held } satisfies ToThread);
+      if (held.length > 0) this.cancelInLane(lane, held);
     }
+    // Jobs not sent yet are cancelled as they are sent: the lane ends them CANCELLED without running them.
+    for (const id of ids) if (this.waiting.some((job) => job.id === id)) this.cancelling.add(id);
+  }
+
+  private cancelInLane(lane: Lane, ids: number[]): void {
+    lane.local?.cancel(ids);
+    lane.worker?.postMessage({ type: 'cancel', ids } satisfies ToThread);
   }
 
   private schedulePump(): void {
@@ -138,17 +143,23 @@ export class CheckPool {
     queueMicrotask(() => this.pump());
   }
 
-  /** Tops every thread up to what it may hold, one message per thread. */
+  /**
+   * Tops every lane up to what it may hold, one message per thread. A thread is sent work once it has room for
+   * its slots' worth (it still holds that many): fewer, larger messages.
+   */
   private pump(): void {
     this.pumping = false;
     for (const lane of this.lanes) {
       const room = lane.slots * HELD_PER_SLOT - lane.held.size;
-      if (room <= 0 || this.waiting.length === 0) continue;
+      if (room <= 0 || this.waiting.length === 0 || (lane.worker && room < lane.slots)) continue;
       const jobs = this.waiting.splice(0, room);
       for (const job of jobs) lane.held.set(job.id, job);
       const sent = jobs.map(({ id, check, options }) => ({ id, check, options }));
       lane.local?.add(sent);
       lane.worker?.postMessage({ type: 'sessions', jobs: sent } satisfies ToThread);
+      if (this.cancelling.size === 0) continue;
+      const cancelled = jobs.filter((job) => this.cancelling.delete(job.id)).map((job) => job.id);
+      if (cancelled.length > 0) this.cancelInLane(lane, cancelled);
     }
   }
 

@@ -1,7 +1,11 @@
 import { availableParallelism } from 'node:os';
 
-/** Sessions a thread should have in prospect to be worth its start-up (it loads the executors anew). */
-export const SESSIONS_PER_THREAD = 50;
+/**
+ * Sessions a thread should have in prospect to be worth its start-up: a thread starts and loads its executors in
+ * 0.35–0.4 s of CPU on a small machine, about what 500 URL checks cost (docs/performance.md); with fewer, its share
+ * would be done before it has earned back its start.
+ */
+export const SESSIONS_PER_THREAD = 500;
 
 /**
  * How many threads a pool gets for `sessions` pooled sessions run `concurrency` at a time: one per core, no more

@@ -2,11 +2,15 @@
  * A pool thread: runs the sessions the pool sends it, `slots` at once, with the same session runner as the main
  * thread, and sends their records back in batches (one message per turn of its event loop).
  */
+import module from 'node:module';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { FromThread, ThreadData, ToThread } from './messages.js';
 import { SlotRunner } from './slot-runner.js';
 
 if (!parentPort) throw new Error('thread.ts runs as a worker thread of a CheckPool');
+// The compiled code of the modules a thread imports (the executors, at their first run) is kept on disk as the
+// main thread's is (src/cli/main.ts): a thread does not compile them anew at every run.
+(module as { enableCompileCache?: () => unknown }).enableCompileCache?.();
 const port = parentPort;
 let done: Extract<FromThread, { type: 'done' }> = { type: 'done', sessions: [], failed: [] };
 let flushing = false;

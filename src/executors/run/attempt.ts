@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { type Check, EXECUTION_LIMIT_MS, maskDeep } from '../../checks/index.js';
+import type { Check } from '../../checks/check.js';
+import { EXECUTION_LIMIT_MS } from '../../checks/enums.js';
+import { maskDeep } from '../../checks/secrets.js';
 import { failedAttempt } from '../failed-attempt.js';
 import type { ExecutorRegistry } from '../registry.js';
 import type { Attempt, ExecutionContext } from '../types.js';
@@ -47,17 +49,18 @@ export async function runAttempt(check: Check, options: AttemptOptions): Promise
   const limitMs = options.limitMs ?? EXECUTION_LIMIT_MS[check.checkType];
   const controller = new AbortController();
   const startedAt = new Date();
-  const onCancel = () => controller.abort(new RunCancelledError());
+  // Set while the executor runs: a stop then leaves it STOP_GRACE_MS to return before the attempt ends without it.
+  let giveUp: (() => void) | null = null;
+  let grace: NodeJS.Timeout | undefined;
+  const stop = (reason: Error) => {
+    if (controller.signal.aborted) return;
+    controller.abort(reason);
+    if (giveUp) grace = setTimeout(giveUp, STOP_GRACE_MS).unref();
+  };
+  const onCancel = () => stop(new RunCancelledError());
   if (options.signal?.aborted) onCancel();
   options.signal?.addEventListener('abort', onCancel, { once: true });
-  const deadline = setTimeout(() => controller.abort(new RunTimeoutError(limitMs)), limitMs);
-
-  let stopWaiting: (() => void) | undefined;
-  const abandoned = new Promise<undefined>((resolve) => {
-    const afterAbort = () => setTimeout(() => resolve(undefined), STOP_GRACE_MS).unref();
-    controller.signal.addEventListener('abort', afterAbort, { once: true });
-    stopWaiting = () => controller.signal.removeEventListener('abort', afterAbort);
-  });
+  const deadline = setTimeout(() => stop(new RunTimeoutError(limitMs)), limitMs);
 
   const context: ExecutionContext = {
     signal: controller.signal,
@@ -67,10 +70,14 @@ export async function runAttempt(check: Check, options: AttemptOptions): Promise
     runId: options.runId ?? randomUUID(),
     clientCertificates: options.clientCertificates,
   };
-  const execute = options.executors[check.checkType];
   let attempt: Attempt | undefined;
   try {
-    attempt = await Promise.race([execute(check, context), abandoned]);
+    const running = options.executors[check.checkType](check, context);
+    // One promise around the executor's (not a race with a second one, nor a listener on its signal): per attempt.
+    attempt = await new Promise<Attempt | undefined>((resolve, reject) => {
+      giveUp = () => resolve(undefined);
+      running.then(resolve, reject);
+    });
   } catch (error) {
     // An executor must not throw; if one does, the run fails with its message rather than the batch.
     attempt = failedAttempt(`internal error in the ${check.checkType} executor: ${messageOf(error)}`, {
@@ -79,7 +86,7 @@ export async function runAttempt(check: Check, options: AttemptOptions): Promise
     });
   } finally {
     clearTimeout(deadline);
-    stopWaiting?.();
+    clearTimeout(grace);
     options.signal?.removeEventListener('abort', onCancel);
   }
 

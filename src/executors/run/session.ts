@@ -1,20 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import {
-  type Check,
-  type CheckResult,
-  type CheckSession,
-  type RunSource,
-  retryPolicyOf,
-  runSecrets,
-  type SessionStatus,
-  secretMasker,
-  shouldRetry,
-  statusOf,
-  type Variable,
-  VariableSet,
-} from '../../checks/index.js';
+// The check model's files, not its index: that one loads every kind's zod schema, which a session needs none of
+// (a pool thread loads this file and the executors only).
+import type { Check } from '../../checks/check.js';
+import type { RunSource, SessionStatus } from '../../checks/enums.js';
+import { statusOf } from '../../checks/outcome.js';
+import type { CheckResult, CheckSession } from '../../checks/results.js';
+import { retryPolicyOf, shouldRetry } from '../../checks/retry.js';
+import { runSecrets } from '../../checks/run-secrets.js';
+import { secretMasker } from '../../checks/secrets.js';
+import { type Variable, VariableSet } from '../../checks/variables.js';
 import type { ExecutorRegistry } from '../registry.js';
 import { artifactFolderName, keepArtifacts } from '../script/settle-artifacts.js';
 import type { ClientCertificate } from '../types.js';
@@ -38,6 +34,14 @@ export interface SessionOptions {
   artifactsDir?: string;
   /** Called with each result as it is made (ATTEMPT results, then the FINAL one). */
   onResult?: (result: CheckResult) => void;
+}
+
+/** The whole registry, once imported: an `await import` per session costs more than the session's own work. */
+let defaultExecutors: ExecutorRegistry | undefined;
+
+async function loadDefaultExecutors(): Promise<ExecutorRegistry> {
+  defaultExecutors = (await import('../registry.js')).defaultExecutors;
+  return defaultExecutors;
 }
 
 /** The outcome of one attempt as a result record of docs/checks.md. */
@@ -86,7 +90,7 @@ export async function runCheckSession(check: Check, options: SessionOptions): Pr
   // would pass Node's limit of 10 at --concurrency 11 and warn of a leak.
   const signal = options.signal && AbortSignal.any([options.signal]);
   const attemptOptions = {
-    executors: options.executors ?? (await import('../registry.js')).defaultExecutors,
+    executors: options.executors ?? defaultExecutors ?? (await loadDefaultExecutors()),
     variables,
     mask: secretMasker(runSecrets(check, variables)),
     runLocation: options.runLocation,

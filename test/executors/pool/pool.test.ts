@@ -155,11 +155,12 @@ describe('CheckPool', () => {
     }
   });
 
-  it('cancels the sessions it holds', async () => {
+  it('cancels the sessions it holds, and those still waiting to be sent to a thread', async () => {
     const pool = new CheckPool({ threads: 2, concurrency: 2 });
     const silent = await echoServer();
     try {
-      const waiting = Array.from({ length: 4 }, (_, i) =>
+      // Two threads of one slot hold four sessions: the other four wait in the pool.
+      const waiting = Array.from({ length: 8 }, (_, i) =>
         pool.runSession(
           check({
             name: `waits ${i}`,
@@ -175,7 +176,7 @@ describe('CheckPool', () => {
       );
       pool.cancelAll();
       const sessions = await Promise.all(waiting);
-      expect(sessions.map((s) => s.status)).toEqual(['CANCELLED', 'CANCELLED', 'CANCELLED', 'CANCELLED']);
+      expect(sessions.map((s) => s.status)).toEqual(Array(8).fill('CANCELLED'));
     } finally {
       await silent.close();
       await pool.close();
