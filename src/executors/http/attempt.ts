@@ -1,16 +1,17 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { evaluateAssertions } from '../../assertions/index.js';
-import {
-  type ApiCheckResult,
-  type AssertionResult,
-  type HttpCheck,
-  type HttpTimingPhases,
-  type HttpTimings,
-  type Masker,
-  responseTimeFlags,
-  secretMasker,
-  type TlsDetails,
+// The check model's own files, not its index: that would load every kind's zod schema into a pool's thread.
+import type {
+  ApiCheckResult,
+  AssertionResult,
+  HttpCheck,
+  HttpTimingPhases,
+  HttpTimings,
+  Masker,
+  TlsDetails,
 } from '../../checks/index.js';
+import { responseTimeFlags } from '../../checks/outcome.js';
+import { secretMasker } from '../../checks/secrets.js';
 import { overMaxResponseTimeMessage, type StopReason } from '../deadline.js';
 import type { Attempt } from '../types.js';
 import { bodyEncodingOf, decodeText } from './body.js';

@@ -1,4 +1,5 @@
-import { type ApiCheckResult, type HttpCheck, VariableSet } from '../../checks/index.js';
+import type { ApiCheckResult, HttpCheck } from '../../checks/index.js';
+import { VariableSet } from '../../checks/variables.js';
 import { type StopReason, startDeadline } from '../deadline.js';
 import type { Attempt, ExecutionContext, Executor } from '../types.js';
 import { attemptOf } from './attempt.js';

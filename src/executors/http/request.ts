@@ -1,12 +1,6 @@
-import {
-  type ApiCheckResult,
-  type BodyType,
-  CREDENTIAL_HEADERS,
-  type HttpCheck,
-  MASK,
-  placeholdersIn,
-  type VariableSet,
-} from '../../checks/index.js';
+import type { ApiCheckResult, BodyType, HttpCheck, VariableSet } from '../../checks/index.js';
+import { CREDENTIAL_HEADERS, MASK } from '../../checks/secrets.js';
+import { placeholdersIn } from '../../checks/variables.js';
 
 /** Request headers in the order they are sent; names as written, duplicates allowed. */
 type HeaderList = [string, string][];

@@ -1,4 +1,5 @@
-import { type ApiCheck, HTTP_METHODS, type HttpMethod, type VariableSet } from '../../checks/index.js';
+import { HTTP_METHODS } from '../../checks/enums.js';
+import type { ApiCheck, HttpMethod, VariableSet } from '../../checks/index.js';
 import { identityOf } from '../script/identity.js';
 import type { ExecutionContext } from '../types.js';
 import { bodyOf, responseHeaderRecord } from './attempt.js';
