@@ -20,7 +20,7 @@ import { ControlPlaneHttp } from './delivery/http-client.js';
 import { ResultDelivery } from './delivery/results.js';
 import { type HealthReport, startHealthServer } from './health/server.js';
 import { loadAgentId } from './identity.js';
-import { Runner } from './runner.js';
+import { RunnerOnUse } from './runner-on-use.js';
 import { sensitiveEnvValues, urlPasswords } from './sensitive.js';
 import { gracefulShutdown } from './shutdown.js';
 import { gathered } from './slots/gathered.js';
@@ -129,7 +129,7 @@ export async function startAgent(config: AgentConfig, options: AgentOptions = {}
     }
   };
   const artifacts = new ArtifactUploader({ http, log });
-  const runner = new Runner({
+  const runner = new RunnerOnUse({
     agentId,
     executors: defaultExecutors,
     artifacts,
@@ -149,21 +149,22 @@ export async function startAgent(config: AgentConfig, options: AgentOptions = {}
   const leasedRunIds = () =>
     [...new Set([...runner.heldRunIds(), ...spool.entries().map((e) => e.runId)])].slice(0, 1000);
 
-  const onRun = (run: RunMessage) => {
-    if (stopping) {
-      release([run.runId]);
-      return;
-    }
-    const outcome = runner.accept(run, spool.holds(idempotencyKey(run.runId, run.attempt)));
-    if (outcome === 'no-credit') {
-      log.warn({ runId: run.runId }, 'received a run without credit for it; handing it back');
-      release([run.runId]);
-    } else if (outcome === 'duplicate') {
-      log.warn({ runId: run.runId }, 'received a run this agent already has; not running it twice');
-      delivery.retryNow();
-      grantCredit();
-    }
-  };
+  const onRun = (run: RunMessage) =>
+    runner.withRunner(run.runId, (loaded) => {
+      if (stopping) {
+        release([run.runId]);
+        return;
+      }
+      const outcome = loaded.accept(run, spool.holds(idempotencyKey(run.runId, run.attempt)));
+      if (outcome === 'no-credit') {
+        log.warn({ runId: run.runId }, 'received a run without credit for it; handing it back');
+        release([run.runId]);
+      } else if (outcome === 'duplicate') {
+        log.warn({ runId: run.runId }, 'received a run this agent already has; not running it twice');
+        delivery.retryNow();
+        grantCredit();
+      }
+    });
 
   const capabilities = await probeCapabilities();
   const runtimes = bundledRuntimes();
@@ -195,7 +196,9 @@ export async function startAgent(config: AgentConfig, options: AgentOptions = {}
     },
     onRun,
     onCancel: (runId) => {
-      if (!runner.cancel(runId)) log.debug({ runId }, 'cancel for a run this agent does not hold');
+      const notHeld = () => log.debug({ runId }, 'cancel for a run this agent does not hold');
+      if (!runner.started) notHeld();
+      else runner.withRunner(null, (loaded) => loaded.cancel(runId) || notHeld());
     },
     onDisconnect: () => ledger.voidGrants(),
   });

@@ -17,8 +17,8 @@ import {
   withDefault,
 } from '../config/env.js';
 import type { LogLevelName } from '../observability/log-levels.js';
-import { parseLocationKey } from '../protocol/index.js';
-import { SANDBOX_ENV } from '../runtimes/index.js';
+import { parseLocationKey } from '../protocol/keys.js';
+import { SANDBOX_ENV } from '../runtimes/settings.js';
 import type { AGENT_ENV_NAMES } from './env-names.js';
 
 /** Everything the agent is configured with, read from its environment. */

@@ -1,5 +1,72 @@
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { createRequire } from 'node:module';
+import type * as PromClient from 'prom-client';
 import { SLOT_CLASSES, type SlotClass } from '../protocol/index.js';
+
+// prom-client's own files, not its index: the index also loads its push-gateway client, and its CPU metric loads
+// @opentelemetry/api for exemplars; the agent uses neither (docs/performance.md, "Agent start-up and memory").
+const require = createRequire(import.meta.url);
+const Registry = require('prom-client/lib/registry') as typeof PromClient.Registry;
+const Counter = require('prom-client/lib/counter') as typeof PromClient.Counter;
+const Gauge = require('prom-client/lib/gauge') as typeof PromClient.Gauge;
+const Histogram = require('prom-client/lib/histogram') as typeof PromClient.Histogram;
+type Registry = PromClient.Registry;
+type Counter<T extends string = string> = PromClient.Counter<T>;
+type Histogram<T extends string = string> = PromClient.Histogram<T>;
+
+/** prom-client's default metrics (collectDefaultMetrics) but its CPU one, in its order. */
+const DEFAULT_METRICS = [
+  'processStartTime',
+  'osMemoryHeap',
+  'processOpenFileDescriptors',
+  'processMaxFileDescriptors',
+  'eventLoopLag',
+  'processResources',
+  'processHandles',
+  'processRequests',
+  'heapSizeAndUsed',
+  'heapSpacesSizeAndUsed',
+  'version',
+  'gc',
+];
+
+/** prom-client's process_cpu_* counters (its first default metrics), without exemplars. */
+function processCpuCounters(registers: Registry[]): void {
+  let last = process.cpuUsage();
+  const user = new Counter({
+    name: 'process_cpu_user_seconds_total',
+    help: 'Total user CPU time spent in seconds.',
+    registers,
+    // This one's collect sets all three, as prom-client's does.
+    collect() {
+      const now = process.cpuUsage();
+      const userSeconds = (now.user - last.user) / 1e6;
+      const systemSeconds = (now.system - last.system) / 1e6;
+      last = now;
+      user.inc(userSeconds);
+      system.inc(systemSeconds);
+      total.inc(userSeconds + systemSeconds);
+    },
+  });
+  const system = new Counter({
+    name: 'process_cpu_system_seconds_total',
+    help: 'Total system CPU time spent in seconds.',
+    registers,
+  });
+  const total = new Counter({
+    name: 'process_cpu_seconds_total',
+    help: 'Total user and system CPU time spent in seconds.',
+    registers,
+  });
+}
+
+/** The process and Node.js metrics of prom-client's collectDefaultMetrics, in `registry`. */
+function defaultMetrics(registry: Registry): void {
+  processCpuCounters([registry]);
+  const config = { register: registry, eventLoopMonitoringPrecision: 10 };
+  for (const name of DEFAULT_METRICS) {
+    (require(`prom-client/lib/metrics/${name}`) as (r: Registry, c: object) => void)(registry, config);
+  }
+}
 
 /** Values the agent's gauges read when /metrics is scraped. */
 export interface AgentGaugeSources {
@@ -27,7 +94,7 @@ export interface AgentMetrics {
 /** The agent's metrics in a registry of its own (several agents can run in one process, as tests do). */
 export function createAgentMetrics(): AgentMetrics {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
+  defaultMetrics(registry);
   let sources: AgentGaugeSources | null = null;
   const registers = [registry];
 

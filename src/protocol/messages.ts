@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CHECK_TYPES, RUN_SOURCES, SESSION_STATUSES } from '../checks/index.js';
+import { CHECK_TYPES, RUN_SOURCES, SESSION_STATUSES } from '../checks/enums.js';
 import { PROTOCOL_LIMITS } from './version.js';
 
 /** The two slot classes of an agent: lightweight kinds, and browser-based kinds. */

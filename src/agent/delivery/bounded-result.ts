@@ -1,4 +1,4 @@
-import { type CheckResult, failureOf, withResultNote } from '../../checks/index.js';
+import { type CheckResult, failureOf, withResultNote } from '../../checks/results.js';
 import { type ResultUpload, uploadForVersion } from '../../protocol/index.js';
 
 type Path = (string | number)[];
