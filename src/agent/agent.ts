@@ -6,7 +6,11 @@ import { createErrorReporter, type ErrorReporter } from '../observability/error-
 import { batchedStdout, createLogger, type Logger } from '../observability/logger.js';
 import { createAgentMetrics } from '../observability/metrics.js';
 import { SecretValues } from '../observability/secret-values.js';
-import { AGENT_PATHS, idempotencyKey, type RunMessage, type SlotCounts } from '../protocol/index.js';
+// The protocol's files, not its index.js: the message schemas (zod) are not loaded at start.
+import type { RunMessage } from '../protocol/control-messages.js';
+import type { SlotCounts } from '../protocol/slots.js';
+import { idempotencyKey } from '../protocol/uploads.js';
+import { AGENT_PATHS } from '../protocol/version.js';
 import { version } from '../version.js';
 import { bundledEngines, bundledRuntimes, probeCapabilities, scriptUsersSummary } from './capabilities.js';
 import type { AgentConfig } from './config.js';

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import type * as PromClient from 'prom-client';
-import { SLOT_CLASSES, type SlotClass } from '../protocol/index.js';
+import { SLOT_CLASSES, type SlotClass } from '../protocol/slots.js';
 
 // prom-client's own files, not its index: the index also loads its push-gateway client, and its CPU metric loads
 // @opentelemetry/api for exemplars; the agent uses neither (docs/performance.md, "Agent start-up and memory").
