@@ -86,7 +86,7 @@ export async function startAgent(config: AgentConfig, options: AgentOptions = {}
     spool = await ResultSpool.open(join(config.dataDir, 'spool'), {
       maxBytes: config.spoolMaxBytes,
       log,
-      onDropped: (count) => metrics.droppedResults.inc(count),
+      onDropped: (count) => metrics.droppedResults(count),
     });
   } catch (error) {
     throw new StartupError(`AGENT_DATA_DIR: cannot use ${config.dataDir}: ${(error as Error).message}`);
@@ -112,7 +112,7 @@ export async function startAgent(config: AgentConfig, options: AgentOptions = {}
     retry: options.deliveryRetry ?? { baseMs: 1000, maxMs: 30_000 },
     peerProtocolVersion: () => connection.protocolVersion,
     batchLingerMs: options.resultBatchLingerMs,
-    onDelivered: () => metrics.deliveredResults.inc(),
+    onDelivered: () => metrics.deliveredResult(),
   });
 
   const capacity: SlotCounts = { light: config.jobConcurrency, browser: config.browserConcurrency };
@@ -191,7 +191,7 @@ export async function startAgent(config: AgentConfig, options: AgentOptions = {}
     hello,
     heartbeat: () => ({ running: leasedRunIds(), queued: runner.count('queued') }),
     onWelcome: (welcome) => {
-      if (connectedOnce) metrics.reconnects.inc();
+      if (connectedOnce) metrics.reconnected();
       connectedOnce = true;
       log.info({ location: welcome.location }, 'connected to the control plane');
       ledger.voidGrants();
@@ -224,7 +224,7 @@ export async function startAgent(config: AgentConfig, options: AgentOptions = {}
   let health: Awaited<ReturnType<typeof startHealthServer>>;
   try {
     health = await startHealthServer(config.healthPort, {
-      registry: metrics.registry,
+      metrics,
       // Not ready while results cannot reach the disk: a restart would lose the ones held in memory.
       ready: () => connectedOnce && !stopping && spool.writeFailure === null,
       report: () => ({
