@@ -6,7 +6,11 @@ import { createErrorReporter, type ErrorReporter } from '../observability/error-
 import { batchedStdout, createLogger, type Logger } from '../observability/logger.js';
 import { createAgentMetrics } from '../observability/metrics.js';
 import { SecretValues } from '../observability/secret-values.js';
-import { AGENT_PATHS, idempotencyKey, type RunMessage, type SlotCounts } from '../protocol/index.js';
+// The protocol's files, not its index.js: the message schemas (zod) are not loaded at start.
+import type { RunMessage } from '../protocol/control-messages.js';
+import type { SlotCounts } from '../protocol/slots.js';
+import { idempotencyKey } from '../protocol/uploads.js';
+import { AGENT_PATHS } from '../protocol/version.js';
 import { version } from '../version.js';
 import { bundledEngines, bundledRuntimes, probeCapabilities, scriptUsersSummary } from './capabilities.js';
 import type { AgentConfig } from './config.js';
@@ -20,7 +24,7 @@ import { ControlPlaneHttp } from './delivery/http-client.js';
 import { ResultDelivery } from './delivery/results.js';
 import { type HealthReport, startHealthServer } from './health/server.js';
 import { loadAgentId } from './identity.js';
-import { Runner } from './runner.js';
+import { RunnerOnUse } from './runner-on-use.js';
 import { sensitiveEnvValues, urlPasswords } from './sensitive.js';
 import { gracefulShutdown } from './shutdown.js';
 import { gathered } from './slots/gathered.js';
@@ -82,7 +86,7 @@ export async function startAgent(config: AgentConfig, options: AgentOptions = {}
     spool = await ResultSpool.open(join(config.dataDir, 'spool'), {
       maxBytes: config.spoolMaxBytes,
       log,
-      onDropped: (count) => metrics.droppedResults.inc(count),
+      onDropped: (count) => metrics.droppedResults(count),
     });
   } catch (error) {
     throw new StartupError(`AGENT_DATA_DIR: cannot use ${config.dataDir}: ${(error as Error).message}`);
@@ -108,7 +112,7 @@ export async function startAgent(config: AgentConfig, options: AgentOptions = {}
     retry: options.deliveryRetry ?? { baseMs: 1000, maxMs: 30_000 },
     peerProtocolVersion: () => connection.protocolVersion,
     batchLingerMs: options.resultBatchLingerMs,
-    onDelivered: () => metrics.deliveredResults.inc(),
+    onDelivered: () => metrics.deliveredResult(),
   });
 
   const capacity: SlotCounts = { light: config.jobConcurrency, browser: config.browserConcurrency };
@@ -129,7 +133,7 @@ export async function startAgent(config: AgentConfig, options: AgentOptions = {}
     }
   };
   const artifacts = new ArtifactUploader({ http, log });
-  const runner = new Runner({
+  const runner = new RunnerOnUse({
     agentId,
     executors: defaultExecutors,
     artifacts,
@@ -149,21 +153,22 @@ export async function startAgent(config: AgentConfig, options: AgentOptions = {}
   const leasedRunIds = () =>
     [...new Set([...runner.heldRunIds(), ...spool.entries().map((e) => e.runId)])].slice(0, 1000);
 
-  const onRun = (run: RunMessage) => {
-    if (stopping) {
-      release([run.runId]);
-      return;
-    }
-    const outcome = runner.accept(run, spool.holds(idempotencyKey(run.runId, run.attempt)));
-    if (outcome === 'no-credit') {
-      log.warn({ runId: run.runId }, 'received a run without credit for it; handing it back');
-      release([run.runId]);
-    } else if (outcome === 'duplicate') {
-      log.warn({ runId: run.runId }, 'received a run this agent already has; not running it twice');
-      delivery.retryNow();
-      grantCredit();
-    }
-  };
+  const onRun = (run: RunMessage) =>
+    runner.withRunner(run.runId, (loaded) => {
+      if (stopping) {
+        release([run.runId]);
+        return;
+      }
+      const outcome = loaded.accept(run, spool.holds(idempotencyKey(run.runId, run.attempt)));
+      if (outcome === 'no-credit') {
+        log.warn({ runId: run.runId }, 'received a run without credit for it; handing it back');
+        release([run.runId]);
+      } else if (outcome === 'duplicate') {
+        log.warn({ runId: run.runId }, 'received a run this agent already has; not running it twice');
+        delivery.retryNow();
+        grantCredit();
+      }
+    });
 
   const capabilities = await probeCapabilities();
   const runtimes = bundledRuntimes();
@@ -186,7 +191,7 @@ export async function startAgent(config: AgentConfig, options: AgentOptions = {}
     hello,
     heartbeat: () => ({ running: leasedRunIds(), queued: runner.count('queued') }),
     onWelcome: (welcome) => {
-      if (connectedOnce) metrics.reconnects.inc();
+      if (connectedOnce) metrics.reconnected();
       connectedOnce = true;
       log.info({ location: welcome.location }, 'connected to the control plane');
       ledger.voidGrants();
@@ -195,7 +200,9 @@ export async function startAgent(config: AgentConfig, options: AgentOptions = {}
     },
     onRun,
     onCancel: (runId) => {
-      if (!runner.cancel(runId)) log.debug({ runId }, 'cancel for a run this agent does not hold');
+      const notHeld = () => log.debug({ runId }, 'cancel for a run this agent does not hold');
+      if (!runner.started) notHeld();
+      else runner.withRunner(null, (loaded) => loaded.cancel(runId) || notHeld());
     },
     onDisconnect: () => ledger.voidGrants(),
   });
@@ -217,7 +224,7 @@ export async function startAgent(config: AgentConfig, options: AgentOptions = {}
   let health: Awaited<ReturnType<typeof startHealthServer>>;
   try {
     health = await startHealthServer(config.healthPort, {
-      registry: metrics.registry,
+      metrics,
       // Not ready while results cannot reach the disk: a restart would lose the ones held in memory.
       ready: () => connectedOnce && !stopping && spool.writeFailure === null,
       report: () => ({

@@ -1,14 +1,11 @@
-import { CHECK_TYPES, type CheckType } from '../checks/index.js';
+// The files themselves, not the folders' index.js: the agent loads only what it uses at start.
+import { CHECK_TYPES, type CheckType } from '../checks/enums.js';
 import { UNAVAILABLE_KINDS } from '../executors/registry.js';
-import {
-  availableEngines,
-  chromiumMissing,
-  type EngineId,
-  findChromium,
-  installedRuntimes,
-  scriptSettingsFromEnv,
-  scriptUsersWarning,
-} from '../runtimes/index.js';
+import { installedRuntimes } from '../runtimes/catalog.js';
+import { chromiumMissing, findChromium } from '../runtimes/chromium.js';
+import { availableEngines, type EngineId } from '../runtimes/engines.js';
+import { scriptUsersWarning } from '../runtimes/sandbox/script-users.js';
+import { scriptSettingsFromEnv } from '../runtimes/settings.js';
 
 export interface Capability {
   available: boolean;

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
-import { z } from 'zod';
 import {
+  envSchema,
   httpUrl,
   type Loaded,
   logLevel,
@@ -17,8 +17,8 @@ import {
   withDefault,
 } from '../config/env.js';
 import type { LogLevelName } from '../observability/log-levels.js';
-import { parseLocationKey } from '../protocol/index.js';
-import { SANDBOX_ENV } from '../runtimes/index.js';
+import { parseLocationKey } from '../protocol/keys.js';
+import { SANDBOX_ENV } from '../runtimes/settings.js';
 import type { AGENT_ENV_NAMES } from './env-names.js';
 
 /** Everything the agent is configured with, read from its environment. */
@@ -75,25 +75,24 @@ const CONNECTION = {
 };
 
 /** The agent's own settings and those of the sandbox its scripts run in. */
-const SETTINGS = z
-  .object({
-    JOB_CONCURRENCY: withDefault(wholeNumber(1, 1000), DEFAULTS.jobConcurrency),
-    BROWSER_CONCURRENCY: withDefault(wholeNumber(0, 100), DEFAULTS.browserConcurrency),
-    AGENT_HEALTH_PORT: withDefault(wholeNumber(0, 65535), DEFAULTS.healthPort),
-    LOG_LEVEL: withDefault(logLevel(), DEFAULTS.logLevel),
-    EXTERNAL_OBSERVABILITY: withDefault(onOff(), true),
-    AGENT_DATA_DIR: withDefault(text(), DEFAULTS.dataDir),
-    SHUTDOWN_GRACE_SECONDS: withDefault(wholeNumber(0, 86_400), DEFAULTS.shutdownGraceSeconds),
-    AGENT_SPOOL_MAX_MB: withDefault(positiveNumber(1_000_000), DEFAULTS.spoolMaxMb),
-    AGENT_RUN_LIMIT_SCALE: withDefault(positiveNumber(1), 1),
-    HTTPS_PROXY: proxyUrl(),
-    HTTP_PROXY: proxyUrl(),
-    NO_PROXY: optional(text()),
-    NODE_EXTRA_CA_CERTS: optional(readableFile('PEM file of extra CA certificates')),
-  })
-  .extend(SANDBOX_ENV.shape);
+const SETTINGS = envSchema({
+  JOB_CONCURRENCY: withDefault(wholeNumber(1, 1000), DEFAULTS.jobConcurrency),
+  BROWSER_CONCURRENCY: withDefault(wholeNumber(0, 100), DEFAULTS.browserConcurrency),
+  AGENT_HEALTH_PORT: withDefault(wholeNumber(0, 65535), DEFAULTS.healthPort),
+  LOG_LEVEL: withDefault(logLevel(), DEFAULTS.logLevel),
+  EXTERNAL_OBSERVABILITY: withDefault(onOff(), true),
+  AGENT_DATA_DIR: withDefault(text(), DEFAULTS.dataDir),
+  SHUTDOWN_GRACE_SECONDS: withDefault(wholeNumber(0, 86_400), DEFAULTS.shutdownGraceSeconds),
+  AGENT_SPOOL_MAX_MB: withDefault(positiveNumber(1_000_000), DEFAULTS.spoolMaxMb),
+  AGENT_RUN_LIMIT_SCALE: withDefault(positiveNumber(1), 1),
+  HTTPS_PROXY: proxyUrl(),
+  HTTP_PROXY: proxyUrl(),
+  NO_PROXY: optional(text()),
+  NODE_EXTRA_CA_CERTS: optional(readableFile('PEM file of extra CA certificates')),
+  ...SANDBOX_ENV.shape,
+});
 
-const agentEnv = z.object(CONNECTION).extend(SETTINGS.shape);
+const agentEnv = envSchema({ ...CONNECTION, ...SETTINGS.shape });
 
 true satisfies SameNames<typeof agentEnv, typeof AGENT_ENV_NAMES>;
 

@@ -263,8 +263,7 @@ export class Runner {
     } finally {
       state.phase = 'done';
       const seconds = (Date.now() - startedAt) / 1000;
-      this.options.metrics.runs.inc({ kind, status: upload.status });
-      this.options.metrics.runDuration.observe({ kind }, seconds);
+      this.options.metrics.runFinished(kind, upload.status, seconds);
       this.options.log.info(
         {
           runId: run.runId,

@@ -1,5 +1,4 @@
 import { accessSync, constants } from 'node:fs';
-import { z } from 'zod';
 import { LOG_LEVELS, type LogLevelName } from '../observability/log-levels.js';
 
 /**
@@ -8,8 +7,34 @@ import { LOG_LEVELS, type LogLevelName } from '../observability/log-levels.js';
  * problem `NAME: what is wrong`, never replaced by a default; unset and empty are the same (the default applies).
  */
 
-/** The rule of one variable: its text in, the setting out. */
-export type Field<T> = z.ZodType<T, string>;
+/** What reading one value gives: the value, or what is wrong with it (`must be …`). */
+export type Read<T> = { ok: true; value: T } | { ok: false; problem: string };
+
+/** The rule of one variable's text: the setting, or what is wrong. */
+export interface Field<T> {
+  read(text: string): Read<T>;
+}
+
+/** A variable of a schema: a field that says what unset means (`optional`, `withDefault`, `required`). */
+export interface Setting<T> {
+  read(text: string | undefined): Read<T>;
+}
+
+/**
+ * The variables a command reads, by name. Plain functions rather than zod: the agent reads its settings at start,
+ * and zod takes ≈ 0.1 s and 15 MB to load (docs/performance.md, "Agent start-up and memory").
+ */
+export interface EnvSchema<S extends Record<string, Setting<unknown>> = Record<string, Setting<unknown>>> {
+  readonly shape: S;
+}
+
+/** A schema of `shape`; two schemas are joined with `envSchema({ ...a.shape, ...b.shape })`. */
+export const envSchema = <S extends Record<string, Setting<unknown>>>(shape: S): EnvSchema<S> => ({ shape });
+
+/** The settings a schema reads, by variable name. */
+export type EnvValues<E extends EnvSchema> = {
+  [K in keyof E['shape']]: E['shape'][K] extends Setting<infer T> ? T : never;
+};
 
 /** What a loader gives: the settings, or one line `NAME: what is wrong` per problem. */
 export type Loaded<T> = { ok: true; config: T } | { ok: false; problems: string[] };
@@ -23,39 +48,38 @@ export class SettingsError extends Error {
 }
 
 /** Unset and empty (or only spaces) are the same. */
-const emptyIsUnset = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
+const isUnset = (v: string | undefined): v is undefined => v === undefined || v.trim() === '';
 
 /** A variable that may be unset (undefined then). */
-export const optional = <T>(field: Field<T>) => z.preprocess(emptyIsUnset, field.optional());
+export const optional = <T>(field: Field<T>): Setting<T | undefined> => ({
+  read: (v) => (isUnset(v) ? { ok: true, value: undefined } : field.read(v)),
+});
 
 /** A variable that is `value` when unset. */
-export const withDefault = <T>(field: Field<T>, value: NoInfer<T>) =>
-  z.preprocess(
-    emptyIsUnset,
-    field.optional().transform((v) => (v === undefined ? value : v)),
-  );
+export const withDefault = <T>(field: Field<T>, value: NoInfer<T>): Setting<T> => ({
+  read: (v) => (isUnset(v) ? { ok: true, value } : field.read(v)),
+});
 
 /** A variable that must be set: `what` says what it is, e.g. `the control plane base URL, like https://…`. */
-export const required = <T>(field: Field<T>, what: string) =>
-  z.preprocess(emptyIsUnset, z.string({ error: `is required: ${what}` }).pipe(field));
+export const required = <T>(field: Field<T>, what: string): Setting<T> => ({
+  read: (v) => (isUnset(v) ? { ok: false, problem: `is required: ${what}` } : field.read(v)),
+});
+
+/** Text that `parse` turns into a value, or null when it breaks `rule`. */
+export const parsedBy = <T>(parse: (value: string) => T | null, rule: string): Field<T> => ({
+  read: (v) => {
+    const value = parse(v);
+    return value === null ? { ok: false, problem: rule } : { ok: true, value };
+  },
+});
 
 /** Any text (a path, a name, a token). */
 export const text = (minLength = 1): Field<string> =>
-  z.string().min(minLength, `must be at least ${minLength} characters`);
+  parsedBy((v) => (v.length >= minLength ? v : null), `must be at least ${minLength} characters`);
 
 /** Text of a form: `rule` says which, e.g. `must be same, or UID:GID of …`. */
-export const matching = (pattern: RegExp, rule: string): Field<string> => z.string().regex(pattern, rule);
-
-/** Text that `parse` turns into a value, or null when it breaks `rule`. */
-export const parsedBy = <T>(parse: (value: string) => T | null, rule: string): Field<T> =>
-  z.string().transform((value, ctx) => {
-    const parsed = parse(value);
-    if (parsed === null) {
-      ctx.addIssue({ code: 'custom', message: rule });
-      return z.NEVER;
-    }
-    return parsed;
-  });
+export const matching = (pattern: RegExp, rule: string): Field<string> =>
+  parsedBy((v) => (pattern.test(v) ? v : null), rule);
 
 /** A whole number from `min` to `max`, spaces around it allowed. */
 export const wholeNumber = (min: number, max: number): Field<number> => {
@@ -133,25 +157,29 @@ export const readableFile = (what: string): Field<string> =>
   }, `must name a readable ${what}`);
 
 /** The environment's values by `schema`, or one line `NAME: what is wrong` per variable that breaks its rule. */
-export function parseEnv<S extends z.ZodObject>(
-  schema: S,
+export function parseEnv<E extends EnvSchema>(
+  schema: E,
   env: NodeJS.ProcessEnv,
-): { ok: true; values: z.output<S> } | { ok: false; problems: string[] } {
-  const parsed = schema.safeParse(env);
-  if (parsed.success) return { ok: true, values: parsed.data };
-  const lines = parsed.error.issues.map((issue) => `${String(issue.path[0])}: ${issue.message}`);
-  return { ok: false, problems: [...new Set(lines)] };
+): { ok: true; values: EnvValues<E> } | { ok: false; problems: string[] } {
+  const values: Record<string, unknown> = {};
+  const problems: string[] = [];
+  for (const [name, setting] of Object.entries(schema.shape)) {
+    const read = setting.read(env[name]);
+    if (read.ok) values[name] = read.value;
+    else problems.push(`${name}: ${read.problem}`);
+  }
+  return problems.length === 0 ? { ok: true, values: values as EnvValues<E> } : { ok: false, problems };
 }
 
 /**
- * `true` when a schema reads exactly the settings of a name list. Commands' `--help` shows zod-free lists (so that
- * it loads no schema); beside each schema `true satisfies SameNames<typeof schema, typeof NAMES>` fails to compile
- * when the two differ.
+ * `true` when a schema reads exactly the settings of a name list. Commands' `--help` shows lists that load no
+ * schema; beside each schema `true satisfies SameNames<typeof schema, typeof NAMES>` fails to compile when the two
+ * differ.
  */
-export type SameNames<S extends z.ZodObject, N extends readonly string[]> = [keyof S['shape']] extends [
+export type SameNames<E extends EnvSchema, N extends readonly string[]> = [keyof E['shape']] extends [
   N[number],
 ]
-  ? [N[number]] extends [keyof S['shape']]
+  ? [N[number]] extends [keyof E['shape']]
     ? true
     : false
   : false;

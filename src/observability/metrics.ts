@@ -1,5 +1,5 @@
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import { SLOT_CLASSES, type SlotClass } from '../protocol/index.js';
+import type { SlotClass } from '../protocol/slots.js';
+import type { PromMetrics } from './prom-metrics.js';
 
 /** Values the agent's gauges read when /metrics is scraped. */
 export interface AgentGaugeSources {
@@ -14,89 +14,61 @@ export interface AgentGaugeSources {
 }
 
 export interface AgentMetrics {
-  registry: Registry;
-  runs: Counter<'kind' | 'status'>;
-  runDuration: Histogram<'kind'>;
-  reconnects: Counter;
-  droppedResults: Counter;
-  deliveredResults: Counter;
+  runFinished(kind: string, status: string, seconds: number): void;
+  reconnected(): void;
+  droppedResults(count: number): void;
+  deliveredResult(): void;
   /** Connects the gauges to the agent's state. */
   observe(sources: AgentGaugeSources): void;
+  /** The Prometheus text of every metric, with its content type. */
+  scrape(): Promise<{ text: string; contentType: string }>;
 }
 
-/** The agent's metrics in a registry of its own (several agents can run in one process, as tests do). */
+/**
+ * The agent's metrics (docs/agent.md, "Health and metrics"). prom-client and the registry (prom-metrics.ts) are
+ * loaded at the first scrape or the first count, whichever comes first: an agent that waits for work and is not
+ * scraped never loads them (docs/performance.md, "Agent start-up and memory"). Counts made while they load are
+ * applied once they are loaded, in order.
+ */
 export function createAgentMetrics(): AgentMetrics {
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
   let sources: AgentGaugeSources | null = null;
-  const registers = [registry];
+  let loaded: PromMetrics | null = null;
+  let loading: Promise<PromMetrics> | null = null;
+  const pending: ((metrics: PromMetrics) => void)[] = [];
 
-  const perClass = (name: string, help: string, read: (s: AgentGaugeSources, c: SlotClass) => number) =>
-    new Gauge({
-      name,
-      help,
-      labelNames: ['slot_class'],
-      registers,
-      collect() {
-        if (!sources) return;
-        for (const slotClass of SLOT_CLASSES) this.set({ slot_class: slotClass }, read(sources, slotClass));
-      },
+  const load = () => {
+    loading ??= import('./prom-metrics.js').then(({ createPromMetrics }) => {
+      const metrics = createPromMetrics(() => sources);
+      for (const count of pending.splice(0)) count(metrics);
+      loaded = metrics;
+      return metrics;
     });
-  const single = (name: string, help: string, read: (s: AgentGaugeSources) => number) =>
-    new Gauge({
-      name,
-      help,
-      registers,
-      collect() {
-        if (sources) this.set(read(sources));
-      },
-    });
-
-  perClass('vantage_agent_running_runs', 'Runs executing now', (s, c) => s.running(c));
-  perClass('vantage_agent_free_slots', 'Slots free for another run', (s, c) => s.freeSlots(c));
-  single('vantage_agent_queued_runs', 'Runs received and not started yet', (s) => s.queued());
-  single('vantage_agent_connected', '1 while connected to the control plane', (s) => (s.connected() ? 1 : 0));
-  single('vantage_agent_spooled_results', 'Results written to the spool and not yet acknowledged', (s) =>
-    s.spooledResults(),
-  );
-  single('vantage_agent_spool_bytes', 'Size of the result spool in bytes', (s) => s.spoolBytes());
-  single('vantage_agent_spool_oldest_age_seconds', 'Age of the oldest spooled result (0 when empty)', (s) => {
-    const oldest = s.oldestSpooledAt();
-    return oldest ? (Date.now() - oldest.getTime()) / 1000 : 0;
-  });
+    return loading;
+  };
+  const count = (apply: (metrics: PromMetrics) => void) => {
+    if (loaded) apply(loaded);
+    else {
+      pending.push(apply);
+      void load();
+    }
+  };
 
   return {
-    registry,
-    runs: new Counter({
-      name: 'vantage_agent_runs_total',
-      help: 'Runs finished, by check kind and status',
-      labelNames: ['kind', 'status'],
-      registers,
-    }),
-    runDuration: new Histogram({
-      name: 'vantage_agent_run_duration_seconds',
-      help: 'How long runs took, by check kind',
-      labelNames: ['kind'],
-      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 240, 900, 3600],
-      registers,
-    }),
-    reconnects: new Counter({
-      name: 'vantage_agent_reconnects_total',
-      help: 'Connections to the control plane opened after the first',
-      registers,
-    }),
-    droppedResults: new Counter({
-      name: 'vantage_agent_spool_dropped_results_total',
-      help: 'Spooled results dropped because the spool was over AGENT_SPOOL_MAX_MB',
-      registers,
-    }),
-    deliveredResults: new Counter({
-      name: 'vantage_agent_results_delivered_total',
-      help: 'Results acknowledged by the control plane',
-      registers,
-    }),
+    runFinished(kind, status, seconds) {
+      count((m) => {
+        m.runs.inc({ kind, status });
+        m.runDuration.observe({ kind }, seconds);
+      });
+    },
+    reconnected: () => count((m) => m.reconnects.inc()),
+    droppedResults: (n) => count((m) => m.droppedResults.inc(n)),
+    deliveredResult: () => count((m) => m.deliveredResults.inc()),
     observe(next) {
       sources = next;
+    },
+    async scrape() {
+      const { registry } = await load();
+      return { text: await registry.metrics(), contentType: registry.contentType };
     },
   };
 }

@@ -1,4 +1,4 @@
-import { MASK, secretMasker } from '../checks/index.js';
+import { MASK, secretMasker } from '../checks/secrets.js';
 
 /** Placeholder for credentials found by their shape rather than by their value. */
 export const REDACTED = '[redacted]';

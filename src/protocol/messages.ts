@@ -1,13 +1,12 @@
 import { z } from 'zod';
-import { CHECK_TYPES, RUN_SOURCES, SESSION_STATUSES } from '../checks/index.js';
+import { CHECK_TYPES, SESSION_STATUSES } from '../checks/enums.js';
+import type { SlotCounts } from './slots.js';
 import { PROTOCOL_LIMITS } from './version.js';
 
-/** The two slot classes of an agent: lightweight kinds, and browser-based kinds. */
-export const SLOT_CLASSES = ['light', 'browser'] as const;
-export type SlotClass = (typeof SLOT_CLASSES)[number];
-
-const slotCounts = z.strictObject({ light: z.number().int().min(0), browser: z.number().int().min(0) });
-export type SlotCounts = z.infer<typeof slotCounts>;
+const slotCounts: z.ZodType<SlotCounts> = z.strictObject({
+  light: z.number().int().min(0),
+  browser: z.number().int().min(0),
+});
 
 const capability = z.strictObject({ available: z.boolean(), reason: z.string().nullable() });
 
@@ -74,61 +73,7 @@ export const agentMessage = z.discriminatedUnion('type', [
 export type AgentMessage = z.infer<typeof agentMessage>;
 export type HelloMessage = z.infer<typeof helloMessage>;
 
-// ── control plane → agent ─────────────────────────────────────────────────────────────────────────────
-
-export const welcomeMessage = z.strictObject({
-  type: z.literal('welcome'),
-  protocolVersion: z.number().int(),
-  location: z.string(),
-  heartbeatIntervalMs: z.number().int().positive(),
-  leaseTtlMs: z.number().int().positive(),
-});
-
-const variable = z.strictObject({ key: z.string(), value: z.string(), secret: z.boolean().optional() });
-const clientCertificate = z.strictObject({
-  host: z.string(),
-  cert: z.string(),
-  key: z.string(),
-  ca: z.string().nullable().optional(),
-  passphrase: z.string().nullable().optional(),
-});
-
-/** One run of one check at this location, leased to the agent that receives it. */
-export const runMessage = z.strictObject({
-  type: z.literal('run'),
-  runId: z.string(),
-  checkSessionId: z.string(),
-  /** 1 for the first attempt, then one more per retry. */
-  attempt: z.number().int().min(1),
-  runSource: z.enum(RUN_SOURCES),
-  runLocation: z.string(),
-  /** The check as stored; the agent validates it with the check model before running it. */
-  check: z.record(z.string(), z.unknown()),
-  /** Variables the check inherits, highest priority first (group, then account). */
-  inheritedVariables: z.array(z.array(variable)),
-  clientCertificates: z.array(clientCertificate),
-  leaseExpiresAt: z.string(),
-});
-export type RunMessage = z.infer<typeof runMessage>;
-
-export const cancelMessage = z.strictObject({ type: z.literal('cancel'), runId: z.string() });
-
-/** A refusal; `fatal` errors (revoked key, unsupported protocol) close the connection and call for a slow retry. */
-export const errorMessage = z.strictObject({
-  type: z.literal('error'),
-  // A key that is not valid never gets this far: its upgrade is refused with HTTP 401.
-  code: z.enum(['UNSUPPORTED_PROTOCOL', 'REVOKED', 'BAD_MESSAGE', 'INTERNAL']),
-  message: z.string(),
-  fatal: z.boolean(),
-});
-
-export const controlMessage = z.discriminatedUnion('type', [
-  welcomeMessage,
-  runMessage,
-  cancelMessage,
-  errorMessage,
-]);
-export type ControlMessage = z.infer<typeof controlMessage>;
+// The control plane's messages to the agent are in control-messages.ts.
 
 // ── HTTP bodies ─────────────────────────────────────────────────────────────────────────────────────
 
@@ -152,13 +97,6 @@ export const resultUpload = z.strictObject({
   permanentError: z.boolean().optional(),
 });
 export type ResultUpload = z.infer<typeof resultUpload>;
-
-/** An upload as a control plane of `version` takes it: without the fields of later versions. */
-export function uploadForVersion(upload: ResultUpload, version: number): ResultUpload {
-  if (version >= 2) return upload;
-  const { permanentError: _, ...v1 } = upload;
-  return v1;
-}
 
 export const resultAck = z.strictObject({ recorded: z.boolean(), duplicate: z.boolean() });
 
@@ -196,7 +134,3 @@ export const errorReport = z.strictObject({
   time: z.string(),
 });
 export type ErrorReport = z.infer<typeof errorReport>;
-
-export function idempotencyKey(runId: string, attempt: number): string {
-  return `${runId}:${attempt}`;
-}

@@ -1,5 +1,14 @@
-import type { CheckType } from '../checks/index.js';
-import type { SlotClass } from './messages.js';
+import type { CheckType } from '../checks/enums.js';
+
+/** The two slot classes of an agent: lightweight kinds, and browser-based kinds. */
+export const SLOT_CLASSES = ['light', 'browser'] as const;
+export type SlotClass = (typeof SLOT_CLASSES)[number];
+
+/** A number for each slot class (capacity, credit, free slots). */
+export interface SlotCounts {
+  light: number;
+  browser: number;
+}
 
 const BROWSER_KINDS: ReadonlySet<CheckType> = new Set(['BROWSER', 'MULTI_STEP', 'PLAYWRIGHT']);
 

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { mkdir, symlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { PLAYWRIGHT_ENGINES } from '../checks/index.js';
+import { PLAYWRIGHT_ENGINES } from '../checks/enums.js';
 
 export type EngineId = (typeof PLAYWRIGHT_ENGINES)[number];
 

@@ -9,7 +9,7 @@ export {
   HOST_NODE_BIN,
 } from './engines.js';
 export { SANDBOX_ENV_NAMES } from './env-names.js';
-export { MANIFEST_FILE, type RuntimeManifest, readManifest, runtimeManifestSchema } from './manifest.js';
+export { MANIFEST_FILE, type RuntimeManifest, readManifest } from './manifest.js';
 export { type NodeScriptRequest, type NodeScriptResult, runNodeScript } from './node-script.js';
 export {
   RUNTIME_VARIABLES,

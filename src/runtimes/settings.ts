@@ -1,8 +1,9 @@
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { z } from 'zod';
 import {
+  type EnvValues,
+  envSchema,
   oneOf,
   optional,
   parsedBy,
@@ -52,7 +53,7 @@ const BUNDLED_RUNTIMES = fileURLToPath(new URL('../../runtimes/', import.meta.ur
  * The sandbox's environment settings (docs/browser-checks.md, "Settings"): part of the agent's own, and read by
  * `vantage run` and `vantage dev` at start.
  */
-export const SANDBOX_ENV = z.object({
+export const SANDBOX_ENV = envSchema({
   VANTAGE_RUNTIMES_DIR: optional(text()),
   VANTAGE_WORK_DIR: optional(text()),
   VANTAGE_CACHE_DIR: optional(text()),
@@ -66,7 +67,7 @@ export const SANDBOX_ENV = z.object({
   VANTAGE_USER_SWITCH: optional(text()),
   VANTAGE_BROWSER_VIDEO: withDefault(oneOf(BROWSER_VIDEO_MODES), 'off'),
 });
-export type SandboxEnv = z.output<typeof SANDBOX_ENV>;
+export type SandboxEnv = EnvValues<typeof SANDBOX_ENV>;
 
 true satisfies SameNames<typeof SANDBOX_ENV, typeof SANDBOX_ENV_NAMES>;
 

@@ -1,5 +1,5 @@
-import { z } from 'zod';
 import {
+  envSchema,
   httpUrl,
   type Loaded,
   logLevel,
@@ -15,7 +15,7 @@ import {
 import type { LogLevelName } from '../observability/log-levels.js';
 import type { SERVER_ENV_NAMES } from './env-names.js';
 
-const serverEnv = z.object({
+const serverEnv = envSchema({
   PORT: withDefault(wholeNumber(0, 65535), 3000),
   HOST: withDefault(text(), '0.0.0.0'),
   DATABASE_URL: optional(

@@ -1,8 +1,8 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import {
+  envSchema,
   httpUrl,
   logLevel,
   oneOf,
@@ -18,7 +18,7 @@ import {
   withDefault,
 } from '../../src/config/env.js';
 
-const schema = z.object({
+const schema = envSchema({
   NAME: required(oneOf(['a', 'b']), 'the name, a or b'),
   COUNT: withDefault(wholeNumber(1, 10), 5),
   RATIO: optional(positiveNumber(1)),

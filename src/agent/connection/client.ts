@@ -1,16 +1,17 @@
 import WebSocket from 'ws';
 import type { Logger } from '../../observability/logger.js';
 import {
-  type AgentMessage,
-  CLOSE_CODES,
   type ControlMessage,
-  controlMessage,
-  type HelloMessage,
+  parseControlMessage,
+  type RunMessage,
+} from '../../protocol/control-messages.js';
+import type { AgentMessage, HelloMessage } from '../../protocol/messages.js';
+import {
+  CLOSE_CODES,
   PROTOCOL_LIMITS,
   PROTOCOL_VERSION,
-  type RunMessage,
   SUPPORTED_PROTOCOL_VERSIONS,
-} from '../../protocol/index.js';
+} from '../../protocol/version.js';
 import type { AgentConfig } from '../config.js';
 import type { Backoff } from './backoff.js';
 import { webSocketAgent } from './proxy.js';
@@ -148,19 +149,22 @@ export class ControlConnection {
   }
 
   private receive(text: string): void {
-    let parsed: ReturnType<typeof controlMessage.safeParse>;
+    let parsed: ReturnType<typeof parseControlMessage>;
     try {
-      parsed = controlMessage.safeParse(JSON.parse(text));
+      parsed = parseControlMessage(JSON.parse(text));
     } catch {
       this.options.log.warn('ignored a message from the control plane that is not JSON');
       return;
     }
-    if (!parsed.success) {
+    if (!parsed.ok) {
       const type = (safeJson(text) as { type?: unknown } | null)?.type;
-      this.options.log.warn({ type: String(type) }, 'ignored a message the protocol does not allow');
+      this.options.log.warn(
+        { type: String(type), problems: parsed.problems },
+        'ignored a message the protocol does not allow',
+      );
       return;
     }
-    const message = parsed.data;
+    const message = parsed.message;
     switch (message.type) {
       case 'welcome':
         this.welcomed = true;

@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import PQueue from 'p-queue';
 import type { Asset } from '../../checks/index.js';
 import type { Logger } from '../../observability/logger.js';
-import { AGENT_PATHS, PROTOCOL_LIMITS } from '../../protocol/index.js';
+import { AGENT_PATHS, PROTOCOL_LIMITS } from '../../protocol/version.js';
 import { Backoff } from '../connection/backoff.js';
 import type { ControlPlaneHttp } from './http-client.js';
 

@@ -1,5 +1,6 @@
-import { type CheckResult, failureOf, withResultNote } from '../../checks/index.js';
-import { type ResultUpload, uploadForVersion } from '../../protocol/index.js';
+import { type CheckResult, failureOf, withResultNote } from '../../checks/results.js';
+import type { ResultUpload } from '../../protocol/messages.js';
+import { uploadForVersion } from '../../protocol/uploads.js';
 
 type Path = (string | number)[];
 interface Text {

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Check } from '../../checks/index.js';
-import { AGENT_PATHS } from '../../protocol/index.js';
+import { AGENT_PATHS } from '../../protocol/version.js';
 import type { ControlPlaneHttp } from './http-client.js';
 
 /** Largest code bundle fetched (the control plane takes at most 150 MB). */

@@ -1,4 +1,4 @@
-import { PROTOCOL_LIMITS } from '../../protocol/index.js';
+import { PROTOCOL_LIMITS } from '../../protocol/version.js';
 import type { SpoolEntry } from '../spool/spool.js';
 
 const OPEN = Buffer.from('{"results":[');

@@ -1,5 +1,6 @@
 import type { Logger } from '../../observability/logger.js';
-import { AGENT_PATHS, PROTOCOL_LIMITS, type ResultUpload, resultBatchAnswer } from '../../protocol/index.js';
+import type { ResultUpload } from '../../protocol/messages.js';
+import { AGENT_PATHS, PROTOCOL_LIMITS } from '../../protocol/version.js';
 import { Backoff } from '../connection/backoff.js';
 import type { ResultSpool, SpoolEntry } from '../spool/spool.js';
 import { essentialUpload } from './bounded-result.js';
@@ -242,6 +243,8 @@ export class ResultDelivery {
       return;
     }
     this.reachableAgain();
+    // Its schema (zod) is loaded at the first answer: the agent does not load zod at start.
+    const { resultBatchAnswer } = await import('../../protocol/messages.js');
     const parsed = answer.status === 200 ? resultBatchAnswer.safeParse(answer.body) : null;
     if (parsed?.success && parsed.data.results.length === sent.length) {
       for (const [index, entry] of sent.entries()) {

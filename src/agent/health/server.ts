@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Registry } from 'prom-client';
+import type { AgentMetrics } from '../../observability/metrics.js';
 
 // Not `import … from 'node:http'`: an ES import of node:http loads Node's own copy of undici (≈ 0.1 s and 13 MB on
 // Node.js 24) for its WebSocket getters, which the agent never uses.
@@ -25,7 +25,7 @@ export interface HealthSources {
   /** Ready: started, connected at least once, results reach the disk, and not shutting down. */
   ready(): boolean;
   report(): HealthReport;
-  registry: Registry;
+  metrics: Pick<AgentMetrics, 'scrape'>;
 }
 
 export interface HealthServer {
@@ -56,8 +56,8 @@ export async function startHealthServer(port: number, sources: HealthSources): P
       case '/health':
         return text(200, JSON.stringify(sources.report()), 'application/json');
       case '/metrics':
-        sources.registry.metrics().then(
-          (body) => text(200, body, sources.registry.contentType),
+        sources.metrics.scrape().then(
+          (scraped) => text(200, scraped.text, scraped.contentType),
           () => text(500, 'metrics could not be collected\n'),
         );
         return;

@@ -1,4 +1,4 @@
-import { SLOT_CLASSES, type SlotClass, type SlotCounts } from '../../protocol/index.js';
+import { SLOT_CLASSES, type SlotClass, type SlotCounts } from '../../protocol/slots.js';
 
 /**
  * Credit accounting per slot class. A slot is held by a run from its arrival until its result is spooled;

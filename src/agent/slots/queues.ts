@@ -1,4 +1,4 @@
-import { SLOT_CLASSES, type SlotClass, type SlotCounts } from '../../protocol/index.js';
+import { SLOT_CLASSES, type SlotClass, type SlotCounts } from '../../protocol/slots.js';
 
 type Task = () => Promise<void>;
 

@@ -5,9 +5,14 @@ import { basename, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
 import type { Logger } from '../../observability/logger.js';
-import { idempotencyKey, jsonPieces, type ResultUpload, resultUpload } from '../../protocol/index.js';
+import { jsonPieces } from '../../protocol/json-pieces.js';
+import type { ResultUpload } from '../../protocol/messages.js';
+import { idempotencyKey } from '../../protocol/uploads.js';
 import { appendDurably, PARTIAL_PREFIX, syncDirectory, writeFileAtomic } from './atomic-write.js';
 import { GroupCommit } from './group-commit.js';
+
+/** The upload schema (zod), loaded when a spooled file is first read back: an empty spool at start needs none. */
+const uploadSchema = async () => (await import('../../protocol/messages.js')).resultUpload;
 
 /** One result waiting for the control plane's acknowledgement. */
 export interface SpoolEntry {
@@ -386,6 +391,7 @@ export class ResultSpool {
   }
 
   private async load(file: string): Promise<SpoolEntry | null> {
+    const resultUpload = await uploadSchema();
     try {
       const [text, info] = await Promise.all([readFile(file, 'utf8'), stat(file)]);
       const stored = JSON.parse(text) as { key?: unknown; spooledAt?: unknown; upload?: unknown };
@@ -410,6 +416,7 @@ export class ResultSpool {
 
   /** The results of a file written by a group commit; its unreadable lines are skipped (and logged). */
   private async loadGroup(file: string): Promise<SpoolEntry[]> {
+    const resultUpload = await uploadSchema();
     const text = await readFile(file).catch(() => null);
     const entries: SpoolEntry[] = [];
     const spooledAt = new Date(Number(basename(file).split('-')[0]));

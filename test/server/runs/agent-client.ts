@@ -3,8 +3,8 @@ import { CHECK_TYPES, type CheckType } from '../../../src/checks/index.js';
 import {
   AGENT_PATHS,
   type ControlMessage,
-  controlMessage,
   PROTOCOL_VERSION,
+  parseControlMessage,
   type ResultUpload,
   type RunMessage,
   resultAck,
@@ -26,7 +26,9 @@ export class TestAgent {
   ) {
     ws.on('message', (data) => {
       // Every message of the control plane must be one of the protocol's.
-      this.received.push(controlMessage.parse(JSON.parse(data.toString())));
+      const parsed = parseControlMessage(JSON.parse(data.toString()));
+      if (!parsed.ok) throw new Error(`not a message of the protocol: ${parsed.problems.join('; ')}`);
+      this.received.push(parsed.message);
       this.wake();
     });
     ws.on('close', (code) => {
