@@ -12,6 +12,7 @@ const PLACEHOLDER = /\{\{\s*([A-Za-z_][A-Za-z0-9_.-]*)\s*\}\}/g;
 
 /** The names of `{{NAME}}` placeholders left in a text: variables nobody defined. */
 export function placeholdersIn(text: string): string[] {
+  if (!text.includes('{{')) return [];
   return [...new Set([...text.matchAll(PLACEHOLDER)].map((m) => m[1] as string))];
 }
 
