@@ -15,6 +15,7 @@ import type { ExecutorRegistry } from '../registry.js';
 import { artifactFolderName, keepArtifacts } from '../script/settle-artifacts.js';
 import type { ClientCertificate } from '../types.js';
 import { type AttemptEnd, runAttempt } from './attempt.js';
+import { follow } from './follow-signal.js';
 
 export interface SessionOptions {
   runLocation: string;
@@ -85,10 +86,22 @@ export function statusOfAttempt(check: Check, end: AttemptEnd): SessionStatus {
  */
 export async function runCheckSession(check: Check, options: SessionOptions): Promise<CheckSession> {
   const variables = sessionVariables(check, options);
-  // The caller's signal is often shared by every session (`vantage run`'s Ctrl-C). Each session follows it
-  // through a signal of its own, which its attempts and retry waits listen to: a listener each on the shared one
-  // would pass Node's limit of 10 at --concurrency 11 and warn of a leak.
-  const signal = options.signal && AbortSignal.any([options.signal]);
+  // The caller's signal is often shared by every session: each session follows it through a signal of its own,
+  // which its attempts and retry waits listen to.
+  const following = options.signal && follow(options.signal);
+  try {
+    return await runSession(check, options, variables, following?.signal);
+  } finally {
+    following?.release();
+  }
+}
+
+async function runSession(
+  check: Check,
+  options: SessionOptions,
+  variables: VariableSet,
+  signal: AbortSignal | undefined,
+): Promise<CheckSession> {
   const attemptOptions = {
     executors: options.executors ?? defaultExecutors ?? (await loadDefaultExecutors()),
     variables,

@@ -29,7 +29,9 @@ export function openSocket(
   hop.socket = performance.now();
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const port = Number(url.port) || (url.protocol === 'https:' ? 443 : 80);
-  const common = { host, port, family: settings.family, autoSelectFamily: false, noDelay: true };
+  // No noDelay: a request goes out in one write (its head and body corked together), so Nagle never holds it back,
+  // and the option would cost a system call per connection.
+  const common = { host, port, family: settings.family, autoSelectFamily: false };
   let details: TlsDetails | null = null;
   let socket: Socket;
   if (url.protocol === 'https:') {
@@ -51,14 +53,18 @@ export function openSocket(
   } else {
     socket = netConnect(common);
   }
+  // The address connected to, as looked up (not read back from the socket: a system call per connection).
+  let address = host;
   socket
-    .once('lookup', (error: Error | null, address: string) => {
+    .once('lookup', (error: Error | null, found: string) => {
       hop.lookup = performance.now();
-      if (!error) log.debug(`resolved ${host} to ${address}`);
+      if (error) return;
+      address = found;
+      log.debug(`resolved ${host} to ${found}`);
     })
     .once('connect', () => {
       hop.connect = performance.now();
-      log.debug(`connected to ${socket.remoteAddress}:${socket.remotePort}`);
+      log.debug(`connected to ${address}:${port}`);
     });
   return { socket, tls: () => details };
 }
