@@ -9,6 +9,8 @@ const ZOD_LOCALES = /\/node_modules\/zod\/v4\/locales\/index\.js$/;
 const ENGLISH_ONLY = new URL('./zod-english.js', import.meta.url).href;
 
 export function loadZodInEnglishOnly(): void {
+  // Run from source (tsx), the English module is a .ts file this hook cannot name; zod then loads whole.
+  if (!import.meta.url.endsWith('.js')) return;
   module.registerHooks?.({
     resolve(specifier, context, nextResolve) {
       const resolved = nextResolve(specifier, context);
