@@ -71,7 +71,9 @@ interface RunState {
   controller: AbortController;
   /** The validated check, or why it is not valid. */
   check: Check | string;
-  /** Masks the run's secret values: the check's and those it inherits (those alone when the check is not valid). */
+  /** The run's secret values: the check's and those it inherits (those alone when the check is not valid). */
+  secrets: readonly string[];
+  /** Masks `secrets`. */
   mask: Masker;
   /** Its slot was given back: the run ended, and its result may still be on its way to the spool. */
   slotFreed?: boolean;
@@ -108,17 +110,18 @@ export class Runner {
     const check = parsed.ok
       ? parsed.value
       : `the check is not valid: ${parsed.problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`;
+    const secrets =
+      typeof check === 'string'
+        ? new VariableSet(...run.inheritedVariables).secretValues()
+        : runSecrets(check, new VariableSet(check.environmentVariables, ...run.inheritedVariables));
     const state: RunState = {
       run,
       slotClass,
       phase: 'queued',
       controller: new AbortController(),
       check,
-      mask: secretMasker(
-        typeof check === 'string'
-          ? new VariableSet(...run.inheritedVariables).secretValues()
-          : runSecrets(check, new VariableSet(check.environmentVariables, ...run.inheritedVariables)),
-      ),
+      secrets,
+      mask: secretMasker(secrets),
     };
     this.runs.set(run.runId, state);
     this.options.queues.add(slotClass, () => this.execute(state));
@@ -197,7 +200,7 @@ export class Runner {
   private async attempt(state: RunState, check: Check): Promise<AttemptEnd> {
     const { run } = state;
     const variables = new VariableSet(check.environmentVariables, ...run.inheritedVariables);
-    this.options.secrets.add(runSecrets(check, variables));
+    this.options.secrets.add(state.secrets);
     for (const key of variables.shortSecretKeys(MIN_SUBSTRING_SECRET_LENGTH)) {
       this.warnOnce(`short-secret:${key}`, shortSecretWarning(key));
     }
