@@ -47,6 +47,8 @@ export interface AgentOptions {
   deliveryRetry?: { baseMs: number; maxMs: number };
   /** How long a fresh result waits for others to share its batch upload (100 ms). */
   resultBatchLingerMs?: number;
+  /** Called once the runner has loaded, at the first run (`vantage agent` then leaves its start-up mode). */
+  onRunnerLoaded?: () => void;
 }
 
 export interface AgentHandle {
@@ -133,22 +135,25 @@ export async function startAgent(config: AgentConfig, options: AgentOptions = {}
     }
   };
   const artifacts = new ArtifactUploader({ http, log });
-  const runner = new RunnerOnUse({
-    agentId,
-    executors: defaultExecutors,
-    artifacts,
-    bundles: new BundleFetcher(http),
-    ledger,
-    queues,
-    spool,
-    secrets,
-    metrics,
-    log,
-    limitScale: config.runLimitScale,
-    peerProtocolVersion: () => connection.protocolVersion,
-    onSpooled: () => delivery.notify(),
-    onSlotFreed: gathered(grantCredit, CREDIT_GATHER_MS),
-  });
+  const runner = new RunnerOnUse(
+    {
+      agentId,
+      executors: defaultExecutors,
+      artifacts,
+      bundles: new BundleFetcher(http),
+      ledger,
+      queues,
+      spool,
+      secrets,
+      metrics,
+      log,
+      limitScale: config.runLimitScale,
+      peerProtocolVersion: () => connection.protocolVersion,
+      onSpooled: () => delivery.notify(),
+      onSlotFreed: gathered(grantCredit, CREDIT_GATHER_MS),
+    },
+    options.onRunnerLoaded,
+  );
   /** Runs whose leases should carry on: held ones, and finished ones whose result is not acknowledged yet. */
   const leasedRunIds = () =>
     [...new Set([...runner.heldRunIds(), ...spool.entries().map((e) => e.runId)])].slice(0, 1000);

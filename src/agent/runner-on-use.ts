@@ -15,7 +15,10 @@ export class RunnerOnUse {
   /** Runs received while the runner loads: held by this agent all the same (heartbeat, hello). */
   private readonly arriving = new Set<string>();
 
-  constructor(private readonly options: RunnerOptions) {}
+  constructor(
+    private readonly options: RunnerOptions,
+    private readonly onLoaded?: () => void,
+  ) {}
 
   /** Calls `use` with the runner, after every call before it; loads the runner first when a run needs it. */
   withRunner(runId: string | null, use: (runner: Runner) => void): void {
@@ -49,7 +52,10 @@ export class RunnerOnUse {
   }
 
   private load(): Promise<Runner> {
-    this.loading ??= import('./runner.js').then(({ Runner }) => new Runner(this.options));
+    this.loading ??= import('./runner.js').then(({ Runner }) => {
+      this.onLoaded?.();
+      return new Runner(this.options);
+    });
     return this.loading;
   }
 

@@ -2,6 +2,7 @@ import { type AgentHandle, StartupError, startAgent } from '../agent/agent.js';
 import { loadConfig } from '../agent/config.js';
 import { onShutdownSignals } from '../agent/shutdown.js';
 import { problemLines } from '../config/env.js';
+import { leaveStartUpMode } from './start-up-mode.js';
 
 /** Exit status of `vantage agent`. */
 export const AGENT_EXIT = { stopped: 0, crashed: 1, badConfig: 2 } as const;
@@ -21,7 +22,7 @@ export async function agentCommand(env: NodeJS.ProcessEnv = process.env): Promis
   }
   let agent: AgentHandle;
   try {
-    agent = await startAgent(loaded.config);
+    agent = await startAgent(loaded.config, { onRunnerLoaded: leaveStartUpMode });
   } catch (error) {
     if (!(error instanceof StartupError)) throw error;
     process.stderr.write(`${error.message}\n`);

@@ -6,12 +6,14 @@ import { SANDBOX_ENV_NAMES } from '../runtimes/env-names.js';
 import { SERVER_ENV_NAMES } from '../server/env-names.js';
 import { version } from '../version.js';
 import { EXIT } from './run/exit.js';
+import { enterStartUpMode } from './start-up-mode.js';
 import { loadZodInEnglishOnly } from './zod-locales.js';
 
 // V8's compiled code of every module is kept on disk (in the temporary folder) and reused by the next start:
 // about a fifth of the start-up on Node.js 22 and later; Node.js 20 has no such cache.
 (module as { enableCompileCache?: () => unknown }).enableCompileCache?.();
 loadZodInEnglishOnly();
+enterStartUpMode();
 
 // Each command's module is imported when the command runs, so that a command (and --version, --help) loads only
 // what it uses: the server, the store and the browser runtimes take seconds to load on a small machine.

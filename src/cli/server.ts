@@ -4,6 +4,7 @@ import { SecretValues } from '../observability/secret-values.js';
 import { loadServerConfig } from '../server/config.js';
 import { version } from '../version.js';
 import { startServerOrSay } from './start-server.js';
+import { leaveStartUpMode } from './start-up-mode.js';
 
 /**
  * `vantage server`: the control plane, configured by the environment (a bad setting: one line each, exit 2); stops
@@ -20,6 +21,7 @@ export async function serverCommand(env: NodeJS.ProcessEnv = process.env): Promi
   const log = createLogger({ level: config.logLevel, secrets, base: { service: 'vantage-server', version } });
   const server = await startServerOrSay('vantage server', { config, version, logger: log });
   if (!server) return 2;
+  leaveStartUpMode();
   const store = config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `PGlite in ${config.dataDir}`;
   process.stdout.write(
     `Vantage control plane ${version} listening on ${server.url} (store: ${store}); web app at ${server.url}/\n`,

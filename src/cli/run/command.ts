@@ -16,6 +16,7 @@ import { runCheckSession } from '../../executors/run/session.js';
 import { scriptUsersWarning } from '../../runtimes/sandbox/script-users.js';
 import { SANDBOX_ENV, type SandboxEnv, scriptSettingsOf } from '../../runtimes/settings.js';
 import { REPORTERS, type ReporterName } from '../reporters/index.js';
+import { leaveStartUpMode } from '../start-up-mode.js';
 import { batchedOutput } from './batched-output.js';
 import { EXIT } from './exit.js';
 import { loadCheckFiles, parseEnvAssignment } from './load.js';
@@ -50,6 +51,8 @@ export async function runCommand(
   options: RunCommandOptions,
   io: { stdout: (text: string) => void; stderr: (text: string) => void; signal?: AbortSignal },
 ): Promise<number> {
+  // Loaded: what comes now (validating the files, running the checks) may run many times.
+  leaveStartUpMode();
   const sandbox = parseEnv(SANDBOX_ENV, process.env);
   if (!sandbox.ok) {
     io.stderr(problemLines(sandbox.problems));
