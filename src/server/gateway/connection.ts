@@ -178,10 +178,12 @@ export class AgentConnection {
     }
     this.dispatching = true;
     try {
+      // Asked again while leasing: by credit, which leases again only if the queue was not found empty since; or by
+      // a change of the queue, which always does.
       do {
         this.dispatchAgain = false;
         await this.dispatchOnce();
-      } while (this.dispatchAgain && this.ready);
+      } while (this.dispatchAgain && this.ready && this.emptyAt !== this.queueChanges);
     } catch (error) {
       this.deps.log.error({ err: error }, 'dispatching runs to an agent failed');
     } finally {

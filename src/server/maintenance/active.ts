@@ -14,10 +14,15 @@ export interface ActiveMaintenance {
 export const maintenanceStore = (db: Db) =>
   new ResourceStore<MaintenanceWindowDocument>(db, 'maintenance-window');
 
-/** The account's windows in progress at `now`. */
-export async function activeMaintenance(db: Db, accountId: string, now: Date): Promise<ActiveMaintenance> {
+/** The account's maintenance windows, to ask `activeAt` about several moments with one read. */
+export async function maintenanceWindows(db: Db, accountId: string): Promise<MaintenanceWindowDocument[]> {
+  return (await maintenanceStore(db).list(accountId)).map((row) => row.document);
+}
+
+/** What the windows in progress at `now` do. */
+export function activeAt(windows: readonly MaintenanceWindowDocument[], now: Date): ActiveMaintenance {
   const active: ActiveMaintenance = { pausedTags: new Set(), silencedTags: new Set() };
-  for (const { document: window } of await maintenanceStore(db).list(accountId)) {
+  for (const window of windows) {
     if (!isInProgress(window, now)) continue;
     for (const tag of window.tags) {
       if (window.pauseRuns !== false) active.pausedTags.add(tag);
@@ -25,6 +30,11 @@ export async function activeMaintenance(db: Db, accountId: string, now: Date): P
     }
   }
   return active;
+}
+
+/** The account's windows in progress at `now`. */
+export async function activeMaintenance(db: Db, accountId: string, now: Date): Promise<ActiveMaintenance> {
+  return activeAt(await maintenanceWindows(db, accountId), now);
 }
 
 /** Whether any of the tags (a check's own and its group's) is among `tags`. */

@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 
 /** What a transaction changed that others must hear about once it committed. */
 export class RunEffects {
-  /** `accountId\0location` of queues that got runs. */
+  /** `accountId\0location` of queues that got runs to hand out at once. */
   readonly enqueued = new Set<string>();
   /**
    * The times (ms) from which the runs a queue got may be handed out, by queue: RunServices wakes the queue at each
@@ -16,11 +16,15 @@ export class RunEffects {
   /** Sessions whose alerting failed (a bug or a broken stored setting): recorded without it, and logged. */
   readonly alertingFailures: { sessionId: string; error: unknown }[] = [];
 
-  /** A queue got runs, to be handed out from `notBefore` when given (else at once). */
+  /**
+   * A queue got runs, to be handed out from `notBefore` when given (else at once). Runs for later wake their queue
+   * when they come due, not now: a lease now would find none of them (at 3,000 checks every 10 s, claims made a
+   * second ahead cost one empty lease per agent each).
+   */
   queued(accountId: string, location: string, notBefore?: Date): void {
     const queue = queueKey(accountId, location);
-    this.enqueued.add(queue);
     if (notBefore) this.queuedFor(queue, notBefore.getTime());
+    else this.enqueued.add(queue);
   }
 
   private queuedFor(queue: string, at: number): void {

@@ -25,43 +25,50 @@ export interface LeaseRequest extends Leaser {
 }
 
 /**
- * Leases due runs, oldest first, at most `credits` of each slot class. `FOR UPDATE SKIP LOCKED` lets any number
+ * Leases due runs, oldest first, at most `credits` of each slot class, in one statement: a `FOR UPDATE SKIP LOCKED`
+ * pick per slot class the leaser has credit and kinds for, and one update of them all. SKIP LOCKED lets any number
  * of leasers (agents, server replicas) pull from one queue without ever getting the same run.
  */
 export async function leaseRuns(db: Db, request: LeaseRequest): Promise<RunRow[]> {
-  const leased: RunRow[] = [];
+  // $1 account, $2 location, $3 now, $4 agent, $5 lease expiry, $6 engines; then kinds and limit of each class.
+  const params: unknown[] = [
+    request.accountId,
+    request.location,
+    request.now,
+    request.agentId,
+    addMs(request.now, request.leaseTtlMs),
+    request.engines ? [...request.engines] : null,
+  ];
+  const picks: { slotClass: string; sql: string }[] = [];
   for (const slotClass of SLOT_CLASSES) {
     const limit = request.credits[slotClass];
     const kinds = request.kinds.filter((kind) => slotClassOf(kind) === slotClass);
     if (limit <= 0 || kinds.length === 0) continue;
-    const rows = await db.query<RunRow>(
-      `WITH picked AS (
+    params.push(kinds, limit);
+    const [kindsAt, limitAt] = [params.length - 1, params.length];
+    picks.push({
+      slotClass,
+      sql: `${slotClass} AS (
          SELECT id FROM runs
-          WHERE account_id = $1 AND location = $2 AND status = 'queued' AND slot_class = $3
-            AND check_type = ANY($4::text[]) AND not_before <= $5 AND expires_at > $5
-            AND ($9::text[] IS NULL OR check_type <> 'PLAYWRIGHT'
-                 OR COALESCE(payload->'check'->>'engine', '${DEFAULT_ENGINE}') = ANY($9::text[]))
+          WHERE account_id = $1 AND location = $2 AND status = 'queued' AND slot_class = '${slotClass}'
+            AND check_type = ANY($${kindsAt}::text[]) AND not_before <= $3 AND expires_at > $3
+            AND ($6::text[] IS NULL OR check_type <> 'PLAYWRIGHT'
+                 OR COALESCE(payload->'check'->>'engine', '${DEFAULT_ENGINE}') = ANY($6::text[]))
           ORDER BY scheduled_at, id
-          LIMIT $6
-          FOR UPDATE SKIP LOCKED)
-       UPDATE runs SET status = 'leased', agent_id = $7, lease_expires_at = $8, leases = runs.leases + 1
-         FROM picked WHERE runs.id = picked.id
-       RETURNING runs.*`,
-      [
-        request.accountId,
-        request.location,
-        slotClass,
-        kinds,
-        request.now,
-        limit,
-        request.agentId,
-        addMs(request.now, request.leaseTtlMs),
-        request.engines ? [...request.engines] : null,
-      ],
-    );
-    leased.push(...rows);
+          LIMIT $${limitAt}
+          FOR UPDATE SKIP LOCKED)`,
+    });
   }
-  return leased.sort((a, b) => a.scheduled_at.getTime() - b.scheduled_at.getTime());
+  if (picks.length === 0) return [];
+  const picked = picks.map((pick) => `SELECT id FROM ${pick.slotClass}`).join(' UNION ALL ');
+  const rows = await db.query<RunRow>(
+    `WITH ${picks.map((pick) => pick.sql).join(',\n       ')}
+       UPDATE runs SET status = 'leased', agent_id = $4, lease_expires_at = $5, leases = runs.leases + 1
+         FROM (${picked}) picked WHERE runs.id = picked.id
+       RETURNING runs.*`,
+    params,
+  );
+  return rows.sort((a, b) => a.scheduled_at.getTime() - b.scheduled_at.getTime());
 }
 
 /** Extends the leases of runs an agent says it is running (heartbeat); returns the ids renewed. */

@@ -14,14 +14,15 @@ export class QueueWakeups {
     private readonly clock: () => Date,
   ) {}
 
-  /** Arms a wake-up per queue and future time (those already due were woken when the runs were published). */
+  /** Wakes each queue that got runs due now at once, and arms a wake-up per queue and future time. */
   schedule(dueLater: ReadonlyMap<string, ReadonlySet<number>>): void {
     const now = this.clock().getTime();
     for (const [queue, times] of dueLater) {
+      if ([...times].some((time) => time <= now)) this.wake(queue);
       for (const time of times) {
         const at = Math.ceil(time / COALESCE_MS) * COALESCE_MS;
         const key = `${queue}\0${at}`;
-        if (at <= now || this.timers.has(key)) continue;
+        if (time <= now || this.timers.has(key)) continue;
         const timer = setTimeout(
           () => {
             this.timers.delete(key);

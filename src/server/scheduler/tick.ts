@@ -1,8 +1,9 @@
 import { PerAccount } from '../common/per-account.js';
 import {
   type ActiveMaintenance,
-  activeMaintenance,
+  activeAt,
   maintenanceTagsOf,
+  maintenanceWindows,
   matchesAny,
 } from '../maintenance/active.js';
 import { RunEffects } from '../queue/events.js';
@@ -24,10 +25,14 @@ const PARALLEL_BATCHES = 3;
 /**
  * How long before its interval starts a check is claimed: its session and runs are then in the queue when the
  * interval starts, and agents are handed its runs at the start (not_before), not a tick and a transaction later.
+ * A claim starts once a check is due within CLAIM_SOON_MS and takes every check due within CLAIM_LEAD_MS: each
+ * interval is claimed 1–2 s before it starts, and the claims of about a second of checks share one transaction
+ * (a claim costs a handful of statements whatever the number of checks it takes: issue 14, docs/control-plane.md).
  */
 export const CLAIM_LEAD_MS = 2_000;
+export const CLAIM_SOON_MS = 1_000;
 
-/** Whether any check is due within the lead: the one index probe of an idle tick. */
+/** Whether any check is due soon: the one index probe of a tick that claims nothing. */
 const ANY_DUE =
   'SELECT next_due_at FROM check_schedules WHERE active AND next_due_at <= $1 ORDER BY next_due_at LIMIT 1';
 
@@ -57,21 +62,25 @@ UPDATE check_schedules s
 RETURNING s.check_id, claim.interval_index, claim.interval_index * claim.period_ms + claim.shift_ms AS start_ms`;
 
 const leadOf = (now: Date) => new Date(now.getTime() + CLAIM_LEAD_MS);
+const soonOf = (now: Date) => new Date(now.getTime() + CLAIM_SOON_MS);
 
-/** What a tick reads once per account (maintenance: per account and interval start), whatever the number of its due checks. */
+/** What a tick reads once per account, whatever the number of its due checks and of the moments they start at. */
 class TickMemory {
   readonly contexts = new PerAccount(accountRunContext);
   readonly fallbacks = new PerAccount(fallbackLocations);
-  private readonly windows = new Map<string, PerAccount<ActiveMaintenance>>();
+  private readonly windows = new PerAccount(maintenanceWindows);
+  /** By account and interval start: a claim takes about a second of starts, 10 phase steps. */
+  private readonly active = new Map<string, ActiveMaintenance>();
 
   /** The windows in progress when an interval starts. */
-  maintenance(db: Db, accountId: string, at: Date): Promise<ActiveMaintenance> {
-    let perAccount = this.windows.get(String(at.getTime()));
-    if (!perAccount) {
-      perAccount = new PerAccount((reader, id) => activeMaintenance(reader, id, at));
-      this.windows.set(String(at.getTime()), perAccount);
+  async maintenance(db: Db, accountId: string, at: Date): Promise<ActiveMaintenance> {
+    const key = `${accountId}\0${at.getTime()}`;
+    let active = this.active.get(key);
+    if (!active) {
+      active = activeAt(await this.windows.get(db, accountId), at);
+      this.active.set(key, active);
     }
-    return perAccount.get(db, accountId);
+    return active;
   }
 }
 
@@ -87,7 +96,7 @@ export async function scheduleDueChecks(
   now: Date,
   publish: (effects: RunEffects) => void,
 ): Promise<void> {
-  if ((await db.query(ANY_DUE, [leadOf(now)])).length === 0) return;
+  if ((await db.query(ANY_DUE, [soonOf(now)])).length === 0) return;
   const memory = new TickMemory();
   const batch = async () => {
     const effects = new RunEffects();

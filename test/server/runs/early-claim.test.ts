@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { intervalAt, scheduleOf } from '../../../src/checks/schedule.js';
-import { CLAIM_LEAD_MS } from '../../../src/server/scheduler/tick.js';
+import { CLAIM_SOON_MS } from '../../../src/server/scheduler/tick.js';
 import {
   createApiCheck,
   createLocation,
@@ -52,14 +52,14 @@ describe.each(STORES)('an interval claimed early (%s)', (store) => {
     // the lead, so that a slow tick on a loaded machine still claims the interval before it starts.
     const into = 200;
     let start = intervalAt(schedule, new Date(await latestClaim())).start.getTime() + schedule.periodMs;
-    while (start - Date.now() < CLAIM_LEAD_MS - into) {
+    while (start - Date.now() < CLAIM_SOON_MS - into) {
       // Due already (a slow start) or too close to claim inside its lead: it runs first, then aim at the next.
       await sleep(Math.max(0, start - Date.now()));
       await server.server.runs.scheduleTick();
       expect((await agent.next('run')).check).toMatchObject({ id: checkId });
       start = intervalAt(schedule, new Date(await latestClaim())).start.getTime() + schedule.periodMs;
     }
-    await sleep(start - CLAIM_LEAD_MS + into - Date.now());
+    await sleep(start - CLAIM_SOON_MS + into - Date.now());
     await server.server.runs.scheduleTick();
     expect(await latestClaim()).toBe(start);
 

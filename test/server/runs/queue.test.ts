@@ -76,6 +76,44 @@ describe.each(STORES)('the run queue (%s)', (store) => {
     expect(oldest?.session_id).toBe(first);
   });
 
+  it('leases runs of both slot classes in one lease, each class up to its credit, oldest first', async () => {
+    const apiCheck = await createApiCheck(server, {
+      privateLocations: [location.slugName],
+      activated: false,
+    });
+    const created = await server.api('POST', '/v1/checks/browser', {
+      name: 'Browser',
+      script: "import { test } from '@playwright/test'; test('x', async () => {});",
+      privateLocations: [location.slugName],
+      activated: false,
+    });
+    expect(created.status).toBe(201);
+    const sessions: string[] = [];
+    for (const checkId of [apiCheck, created.body.id, apiCheck, created.body.id, apiCheck]) {
+      sessions.push(await trigger(checkId));
+      clock.advance(1);
+    }
+    const both = (light: number, browser: number) =>
+      leaseRuns(db(), {
+        accountId: server.accountId,
+        location: location.slugName,
+        agentId: 'both',
+        credits: { light, browser },
+        kinds: ['API', 'BROWSER'],
+        now: clock.now(),
+        leaseTtlMs: TTL,
+      });
+    const first = await both(2, 1);
+    expect(first.map((run) => [run.session_id, run.check_type])).toEqual([
+      [sessions[0], 'API'],
+      [sessions[1], 'BROWSER'],
+      [sessions[2], 'API'],
+    ]);
+    const rest = await both(5, 5);
+    expect(rest.map((run) => run.session_id)).toEqual([sessions[3], sessions[4]]);
+    expect(await both(5, 5)).toEqual([]);
+  });
+
   it('puts a run whose lease ran out back in the queue, and ends it TIMED_OUT after the third loss', async () => {
     const checkId = await createApiCheck(server, { privateLocations: [location.slugName], activated: false });
     const sessionId = await trigger(checkId);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { intervalAt, SUB_MINUTE_PHASE_STEP_MS, scheduleOf } from '../../../src/checks/schedule.js';
 import { leaseRuns } from '../../../src/server/queue/lease.js';
-import { CLAIM_LEAD_MS } from '../../../src/server/scheduler/tick.js';
+import { CLAIM_LEAD_MS, CLAIM_SOON_MS } from '../../../src/server/scheduler/tick.js';
 import { inPhaseOf } from '../../support/schedule.js';
 import {
   createApiCheck,
@@ -135,7 +135,7 @@ describe.each(STORES)('the scheduler (%s)', (store) => {
     expect(turns[2]).toEqual(turns[0]);
   });
 
-  it('claims an interval up to CLAIM_LEAD_MS before it starts; its session starts and its run is handed out then', async () => {
+  it('claims an interval 1 to 2 s before it starts; its session starts and its run is handed out then', async () => {
     clock.set('2026-04-01T11:00:05.000Z');
     const checkId = await createApiCheck(server, {
       frequency: 0,
@@ -146,10 +146,12 @@ describe.each(STORES)('the scheduler (%s)', (store) => {
     clock.set(phased('2026-04-01T11:00:05.000Z'));
     await server.server.runs.scheduleTick(); // the current interval, at once
     await lease('sched-c', 1);
+    // Beyond the lead: never claimed. Within a second: claimed, whatever else is due (between the two, it is claimed
+    // with the checks of any claim that starts then).
     clock.set(new Date(Date.parse(phased('2026-04-01T11:00:10.000Z')) - CLAIM_LEAD_MS - 1).toISOString());
     await server.server.runs.scheduleTick();
     expect(await sessionsOf(checkId)).toHaveLength(1);
-    clock.advance(1);
+    clock.set(new Date(Date.parse(phased('2026-04-01T11:00:10.000Z')) - CLAIM_SOON_MS).toISOString());
     await server.server.runs.scheduleTick();
     const [, early] = await server.server.runs.db.query<{ started_at: Date }>(
       'SELECT started_at FROM check_sessions WHERE check_id = $1 ORDER BY started_at',
@@ -159,6 +161,50 @@ describe.each(STORES)('the scheduler (%s)', (store) => {
     await lease('sched-c', 0);
     clock.set(phased('2026-04-01T11:00:10.000Z'));
     await lease('sched-c', 1);
+  });
+
+  it('claims about a second of intervals at once, each 1 to 2 s before it starts', async () => {
+    clock.set('2026-04-01T12:00:00.000Z');
+    const ids: string[] = [];
+    for (let i = 0; i < 20; i++) {
+      ids.push(
+        await createApiCheck(server, { frequency: 0, frequencyOffset: 10, privateLocations: ['sched-c'] }),
+      );
+    }
+    await server.server.runs.scheduleTick(); // each check's current interval, at once
+    const newest = async () =>
+      new Map(
+        (
+          await server.server.runs.db.query<{ check_id: string; started_at: Date }>(
+            'SELECT check_id, max(started_at) AS started_at FROM check_sessions WHERE check_id = ANY($1) GROUP BY check_id',
+            [ids],
+          )
+        ).map((row) => [row.check_id, row.started_at.getTime()]),
+      );
+    let before = await newest();
+    const claimTimes = new Set<number>();
+    let claimed = 0;
+    // Ten seconds of 100-ms ticks: every check's next interval starts in them.
+    for (let step = 0; step < 100; step++) {
+      clock.advance(100);
+      await server.server.runs.scheduleTick();
+      const now = clock.now().getTime();
+      const after = await newest();
+      for (const [id, start] of after) {
+        if (start === before.get(id)) continue;
+        claimed++;
+        claimTimes.add(now);
+        expect(start - now).toBeLessThanOrEqual(CLAIM_LEAD_MS);
+        // Once the checks' first intervals are behind (a new check's next interval may start a tick after its
+        // first): claimed more than the last tick's second ahead, so never late.
+        if (step >= 20) expect(start - now).toBeGreaterThan(CLAIM_SOON_MS - 100);
+      }
+      before = after;
+    }
+    expect(claimed).toBeGreaterThanOrEqual(ids.length);
+    // A claim takes everything due within the lead, and the next starts once something is due within a second:
+    // claims are more than a second apart, whatever the phases of the checks.
+    expect(claimTimes.size).toBeLessThanOrEqual(10);
   });
 
   it('runs a parallel check at all its locations at once', async () => {
