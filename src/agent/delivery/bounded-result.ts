@@ -42,22 +42,31 @@ function jsonBytesAtMost(text: string): number {
   return (ESCAPED.test(text) ? text.length * 6 : Buffer.byteLength(text)) + 2;
 }
 
-/** Whether a value's JSON surely fits in `bytes`, found without writing it. */
+/** A bound of one value's size as JSON, not counting what an object or array holds (it is stacked instead). */
+function boundOf(item: unknown, stack: unknown[]): number {
+  if (typeof item === 'string') return jsonBytesAtMost(item);
+  if (typeof item === 'object' && item !== null) stack.push(item);
+  return 24;
+}
+
+/**
+ * Whether a value's JSON surely fits in `bytes`, found without writing it. Objects are walked by `Object.keys`
+ * and arrays by index, without the arrays `Object.entries` makes: this runs for every result an agent spools.
+ */
 function surelyFits(value: unknown, bytes: number): boolean {
-  let bound = 0;
-  const stack: unknown[] = [value];
+  const stack: unknown[] = [];
+  let bound = boundOf(value, stack);
   while (stack.length > 0) {
-    const item = stack.pop();
-    if (typeof item === 'string') bound += jsonBytesAtMost(item);
-    else if (typeof item === 'object' && item !== null) {
-      for (const [key, child] of Object.entries(item)) {
-        bound += key.length * 6 + 4;
-        stack.push(child);
-      }
-    } else bound += 24;
+    const item = stack.pop() as object;
+    if (Array.isArray(item)) {
+      for (const child of item) bound += boundOf(child, stack) + 4;
+    } else {
+      const record = item as Record<string, unknown>;
+      for (const key of Object.keys(record)) bound += key.length * 6 + 4 + boundOf(record[key], stack);
+    }
     if (bound > bytes) return false;
   }
-  return true;
+  return bound <= bytes;
 }
 
 /** The first `length` UTF-16 units of a text, never splitting a surrogate pair. */
