@@ -45,7 +45,7 @@ export interface AgentOptions {
   fatalRetryMs?: number;
   /** Result delivery back-off (1 s doubling to 30 s). */
   deliveryRetry?: { baseMs: number; maxMs: number };
-  /** How long a fresh result waits for others to share its batch upload (100 ms). */
+  /** How long a fresh result waits for others to share its batch upload (500 ms). */
   resultBatchLingerMs?: number;
   /** Called once the runner has loaded, at the first run (`vantage agent` then leaves its start-up mode). */
   onRunnerLoaded?: () => void;

@@ -7,8 +7,8 @@ import { setFlagsFromString } from 'node:v8';
  * then becomes resident (pages of the node binary), and it doubles the young generation each time a scavenge finds
  * most of it alive. So until the command has loaded, the optimizing compilers are off and the young generation keeps
  * its initial size; then V8's defaults return, for what runs many times (validating checks, running them). Measured
- * on Node.js 24: `vantage run` of one check peaks at 66 MB instead of 78, an idle agent (which stays in this mode
- * until its first run) holds 64 MB instead of 72 (docs/performance.md).
+ * on Node.js 24 (bench/startup.ts): `vantage run` of one check peaks at 64 MB instead of 77, an idle agent (which
+ * stays in this mode until its first run) holds 63 MB instead of 70 (docs/performance.md).
  * V8 reads these settings each time it decides, so changing them at run time takes effect. A setting the user gave
  * node (NODE_OPTIONS, node's own flags) is left as given.
  */

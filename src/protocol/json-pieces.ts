@@ -1,3 +1,5 @@
+import { someJsonValue } from './json-walk.js';
+
 /** Strings at least this long are written as they are rather than copied into the line. */
 const LARGE_STRING = 1024 * 1024;
 /** Characters JSON must escape: a string without them is its own JSON text between quotes. */
@@ -26,28 +28,7 @@ export function jsonPieces(value: unknown): string[] {
   return parts.flatMap((part, i) => (i % 2 === 0 ? [part] : ['"', large[Number(part)] as string, '"']));
 }
 
-/**
- * Whether a JSON-like value holds a string of LARGE_STRING or more. Walks objects by `Object.keys` and arrays by
- * index, and stacks only what can hold strings: 6 times faster than `for…in` over everything, which was 5 % of an
- * agent's CPU per run (issue 17).
- */
+/** Whether a JSON-like value holds a string of LARGE_STRING or more. */
 function holdsLargeString(value: unknown): boolean {
-  if (typeof value === 'string') return value.length >= LARGE_STRING;
-  const stack: unknown[] = [value];
-  const large = (child: unknown): boolean => {
-    if (typeof child === 'string') return child.length >= LARGE_STRING;
-    if (typeof child === 'object' && child !== null) stack.push(child);
-    return false;
-  };
-  while (stack.length > 0) {
-    const item = stack.pop();
-    if (typeof item !== 'object' || item === null) continue;
-    if (Array.isArray(item)) {
-      for (const child of item) if (large(child)) return true;
-    } else {
-      const record = item as Record<string, unknown>;
-      for (const key of Object.keys(record)) if (large(record[key])) return true;
-    }
-  }
-  return false;
+  return someJsonValue(value, (item) => typeof item === 'string' && item.length >= LARGE_STRING);
 }

@@ -1,4 +1,5 @@
 import { type CheckResult, failureOf, withResultNote } from '../../checks/results.js';
+import { someJsonValue } from '../../protocol/json-walk.js';
 import type { ResultUpload } from '../../protocol/messages.js';
 import { uploadForVersion } from '../../protocol/uploads.js';
 
@@ -42,31 +43,18 @@ function jsonBytesAtMost(text: string): number {
   return (ESCAPED.test(text) ? text.length * 6 : Buffer.byteLength(text)) + 2;
 }
 
-/** A bound of one value's size as JSON, not counting what an object or array holds (it is stacked instead). */
-function boundOf(item: unknown, stack: unknown[]): number {
-  if (typeof item === 'string') return jsonBytesAtMost(item);
-  if (typeof item === 'object' && item !== null) stack.push(item);
-  return 24;
-}
-
 /**
- * Whether a value's JSON surely fits in `bytes`, found without writing it. Objects are walked by `Object.keys`
- * and arrays by index, without the arrays `Object.entries` makes: this runs for every result an agent spools.
+ * Whether a value's JSON surely fits in `bytes`, found without writing it: each value counts its key (6 bytes a
+ * character, as escapes), 4 bytes of punctuation, and its text's bound or 24 bytes (a number, a literal, brackets).
  */
 function surelyFits(value: unknown, bytes: number): boolean {
-  const stack: unknown[] = [];
-  let bound = boundOf(value, stack);
-  while (stack.length > 0) {
-    const item = stack.pop() as object;
-    if (Array.isArray(item)) {
-      for (const child of item) bound += boundOf(child, stack) + 4;
-    } else {
-      const record = item as Record<string, unknown>;
-      for (const key of Object.keys(record)) bound += key.length * 6 + 4 + boundOf(record[key], stack);
-    }
-    if (bound > bytes) return false;
-  }
-  return bound <= bytes;
+  let bound = 0;
+  const tooLarge = someJsonValue(value, (item, key) => {
+    bound +=
+      (key === undefined ? 0 : key.length * 6) + 4 + (typeof item === 'string' ? jsonBytesAtMost(item) : 24);
+    return bound > bytes;
+  });
+  return !tooLarge;
 }
 
 /** The first `length` UTF-16 units of a text, never splitting a surrogate pair. */

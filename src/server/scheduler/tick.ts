@@ -6,6 +6,7 @@ import {
   maintenanceWindows,
   matchesAny,
 } from '../maintenance/active.js';
+import { addMs } from '../queue/clock.js';
 import { RunEffects } from '../queue/events.js';
 import { transact } from '../queue/transact.js';
 import { loadChecks } from '../sessions/checks.js';
@@ -61,26 +62,15 @@ UPDATE check_schedules s
   FROM claim WHERE s.check_id = claim.check_id
 RETURNING s.check_id, claim.interval_index, claim.interval_index * claim.period_ms + claim.shift_ms AS start_ms`;
 
-const leadOf = (now: Date) => new Date(now.getTime() + CLAIM_LEAD_MS);
-const soonOf = (now: Date) => new Date(now.getTime() + CLAIM_SOON_MS);
-
 /** What a tick reads once per account, whatever the number of its due checks and of the moments they start at. */
 class TickMemory {
   readonly contexts = new PerAccount(accountRunContext);
   readonly fallbacks = new PerAccount(fallbackLocations);
   private readonly windows = new PerAccount(maintenanceWindows);
-  /** By account and interval start: a claim takes about a second of starts, 10 phase steps. */
-  private readonly active = new Map<string, ActiveMaintenance>();
 
-  /** The windows in progress when an interval starts. */
+  /** The windows in progress when an interval starts (a claim takes about a second of starts, 10 phase steps). */
   async maintenance(db: Db, accountId: string, at: Date): Promise<ActiveMaintenance> {
-    const key = `${accountId}\0${at.getTime()}`;
-    let active = this.active.get(key);
-    if (!active) {
-      active = activeAt(await this.windows.get(db, accountId), at);
-      this.active.set(key, active);
-    }
-    return active;
+    return activeAt(await this.windows.get(db, accountId), at);
   }
 }
 
@@ -96,7 +86,7 @@ export async function scheduleDueChecks(
   now: Date,
   publish: (effects: RunEffects) => void,
 ): Promise<void> {
-  if ((await db.query(ANY_DUE, [soonOf(now)])).length === 0) return;
+  if ((await db.query(ANY_DUE, [addMs(now, CLAIM_SOON_MS)])).length === 0) return;
   const memory = new TickMemory();
   const batch = async () => {
     const effects = new RunEffects();
@@ -119,7 +109,7 @@ async function scheduleBatch(tx: Db, now: Date, memory: TickMemory, effects: Run
     check_id: string;
     interval_index: number | string;
     start_ms: number | string;
-  }>(CLAIM_DUE, [leadOf(now), now.getTime(), CLAIM_BATCH]);
+  }>(CLAIM_DUE, [addMs(now, CLAIM_LEAD_MS), now.getTime(), CLAIM_BATCH]);
   if (claims.length === 0) return 0;
   const intervals = new Map(
     claims.map((c) => [c.check_id, { index: toNumber(c.interval_index), start: toNumber(c.start_ms) }]),
