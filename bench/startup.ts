@@ -224,7 +224,7 @@ let missed = 0;
 for (const row of rows) {
   const met = row.value <= row.goal;
   if (!met) missed++;
-  const digits = row.unit === 's' ? 2 : 0;
+  const digits = row.unit === 's' ? 2 : 1;
   const cpu = row.cpu === undefined ? '' : `${row.cpu.toFixed(2)} s`;
   console.log(
     `| ${row.what} | ${row.value.toFixed(digits)} ${row.unit} | ≤ ${row.goal} ${row.unit} | ${cpu} | ${met ? 'met' : 'MISSED'} |`,

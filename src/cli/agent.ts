@@ -2,11 +2,13 @@ import { type AgentHandle, StartupError, startAgent } from '../agent/agent.js';
 import { loadConfig } from '../agent/config.js';
 import { onShutdownSignals } from '../agent/shutdown.js';
 import { problemLines } from '../config/env.js';
-import { leaveStartUpMode } from './start-up-mode.js';
+import { collectStartUpGarbage, leaveStartUpMode } from './start-up-mode.js';
 
 /** Exit status of `vantage agent`. */
 export const AGENT_EXIT = { stopped: 0, crashed: 1, badConfig: 2 } as const;
 
+/** From the agent started to its start-up garbage collected (`collectStartUpGarbage`). */
+const START_UP_SETTLE_MS = 1000;
 /** 128 + the signal's number, as shells report a process ended by a signal. */
 const SIGNAL_EXIT: Partial<Record<NodeJS.Signals, number>> = { SIGINT: 130, SIGTERM: 143 };
 
@@ -28,6 +30,8 @@ export async function agentCommand(env: NodeJS.ProcessEnv = process.env): Promis
     process.stderr.write(`${error.message}\n`);
     process.exit(AGENT_EXIT.badConfig);
   }
+  // Once the first exchanges with the control plane are done, not in their way.
+  setTimeout(collectStartUpGarbage, START_UP_SETTLE_MS).unref();
 
   onShutdownSignals({
     graceful: (signal) => {

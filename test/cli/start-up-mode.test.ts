@@ -24,16 +24,46 @@ const optimized = (trace: string, name: string) =>
     trace,
   );
 
-it('optimizes nothing while the command loads, and optimizes hot code again once it has loaded', () => {
+/** `script` run by node with a V8 trace flag; its output. */
+function traced(traceFlag: string, script: string): string {
   const child = spawnSync(
     process.execPath,
-    ['--trace-opt', '--import', 'tsx', '--input-type=module', '--eval', SCRIPT],
-    { cwd: ROOT, encoding: 'utf8' },
+    [traceFlag, '--import', 'tsx', '--input-type=module', '--eval', script],
+    {
+      cwd: ROOT,
+      encoding: 'utf8',
+    },
   );
   expect(child.status, child.stderr).toBe(0);
-  expect(child.stdout).toContain('DONE');
-  expect(optimized(child.stdout, 'hotWhileLoading')).toBe(false);
-  expect(optimized(child.stdout, 'hotAfterwards')).toBe(true);
+  return child.stdout;
+}
+
+it('optimizes nothing while the command loads, and optimizes hot code again once it has loaded', () => {
+  const trace = traced('--trace-opt', SCRIPT);
+  expect(trace).toContain('DONE');
+  expect(optimized(trace, 'hotWhileLoading')).toBe(false);
+  expect(optimized(trace, 'hotAfterwards')).toBe(true);
+});
+
+/** Garbage left by loading, collected the way an agent does once it has started; then what the heap holds. */
+const COLLECT_SCRIPT = `
+import { runInNewContext } from 'node:vm';
+import { collectStartUpGarbage } from '${ROOT}src/cli/start-up-mode.ts';
+let loaded = Array.from({ length: 200000 }, (_, i) => ({ i, text: 'module ' + i }));
+loaded = undefined;
+const before = process.memoryUsage().heapUsed;
+collectStartUpGarbage();
+const after = process.memoryUsage().heapUsed;
+console.log(JSON.stringify({ before, after, gcHere: typeof gc, gcInNewContexts: runInNewContext('typeof gc') }));
+`;
+
+it('collects the garbage of start-up in one compacting collection, and leaves no gc function behind', () => {
+  const trace = traced('--trace-gc', COLLECT_SCRIPT);
+  expect(trace).toMatch(/Mark-Compact \(reduce\)/);
+  const heap = JSON.parse(trace.trim().split('\n').at(-1) ?? '{}');
+  expect(heap.after).toBeLessThan(heap.before / 2);
+  expect(heap.gcHere).toBe('undefined');
+  expect(heap.gcInNewContexts).toBe('undefined');
 });
 
 it("leaves the user's own V8 settings as given", () => {
