@@ -32,6 +32,8 @@ export interface BenchOptions extends Timing {
   build: boolean;
   /** Sample the servers' CPU during the window and print where it went. */
   cpuProfile: boolean;
+  /** With cpuProfile: a folder that keeps each process's whole profile of the window (.cpuprofile files). */
+  profileDir: string | null;
 }
 
 export const SLOT_MS = 10_000;
@@ -66,6 +68,8 @@ export const USAGE = `usage: node --import tsx bench/control-plane.ts [options] 
   --no-build                      skip npm run build (dist/ is current)
   --cpu-profile                   sample the servers and the real agent during the window; print their hottest
                                   areas and functions
+  --profile-dir DIR               with --cpu-profile: keep each process's whole profile (.cpuprofile, for
+                                  Chrome DevTools) in DIR
 PostgreSQL: BENCH_DATABASE_URL or TEST_DATABASE_URL, else scripts/start-test-postgres.sh; a fresh database per row.`;
 
 function list<T>(value: string | undefined, fallback: T[], parse: (item: string) => T): T[] {
@@ -109,6 +113,7 @@ export function parseOptions(argv: string[]): BenchOptions {
       'log-level': { type: 'string' },
       'no-build': { type: 'boolean' },
       'cpu-profile': { type: 'boolean' },
+      'profile-dir': { type: 'string' },
       help: { type: 'boolean' },
     },
   });
@@ -147,6 +152,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     credits: whole('credits', 1)(values.credits ?? '1000'),
     logLevel: values['log-level'] ?? 'WARN',
     build: !values['no-build'],
-    cpuProfile: values['cpu-profile'] === true,
+    cpuProfile: values['cpu-profile'] === true || values['profile-dir'] !== undefined,
+    profileDir: values['profile-dir'] ?? null,
   };
 }

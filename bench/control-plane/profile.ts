@@ -3,6 +3,7 @@
  * `--cpu-profile`), attaches to each through the inspector protocol, samples from the window's start to its end,
  * and sums self time by function and by area (a package of node_modules, a folder of our dist/, Node's own code).
  */
+import { writeFile } from 'node:fs/promises';
 import WebSocket from 'ws';
 
 interface ProfileNode {
@@ -56,9 +57,11 @@ export class WindowProfiler {
     await this.call('Profiler.start');
   }
 
-  async stop(): Promise<ProfileSummary> {
+  /** The window's summary; the whole profile is also kept in `saveTo` (a .cpuprofile file) when given. */
+  async stop(saveTo?: string): Promise<ProfileSummary> {
     const { profile } = (await this.call('Profiler.stop')) as { profile: Profile };
     this.ws.close();
+    if (saveTo) await writeFile(saveTo, JSON.stringify(profile));
     return summarize(profile);
   }
 

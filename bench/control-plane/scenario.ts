@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 /** One row of the table: fresh store, servers, location, agents and checks; a measured window; all removed after. */
 import { quantile } from '../support.js';
 import { type Agents, startAgents } from './agents.js';
@@ -101,7 +102,10 @@ export async function runScenario(scenario: Scenario, options: BenchOptions): Pr
     await sleep(window.endMs - Date.now());
     const cpu = await meter.end();
     const profiles = await Promise.all(
-      profilers.map(async ({ label, profiler }) => ({ label, summary: await profiler.stop() })),
+      profilers.map(async ({ label, profiler }) => ({
+        label,
+        summary: await profiler.stop(profileFile(options, scenario, label)),
+      })),
     );
     const load = loadAverage();
     await sleep(window.deadlineMs - Date.now());
@@ -129,6 +133,13 @@ export async function runScenario(scenario: Scenario, options: BenchOptions): Pr
 }
 
 /** After the warm-up, from a slot boundary, whole slots; runs of its slots may arrive until the drain ends. */
+/** Where a process's whole profile of the window is kept, if anywhere (--profile-dir). */
+function profileFile(options: BenchOptions, scenario: Scenario, label: string): string | undefined {
+  if (options.profileDir === null) return undefined;
+  const name = `${scenario.store}-${scenario.checks}-${scenario.mode}-${label.replaceAll(' ', '-')}.cpuprofile`;
+  return join(options.profileDir, name);
+}
+
 function busyWindow(options: BenchOptions): Window {
   const startMs = Math.ceil((Date.now() + options.warmupS * 1000) / SLOT_MS) * SLOT_MS;
   const endMs = startMs + options.windowS * 1000;
