@@ -172,18 +172,21 @@ async function certificateAlert(
 /**
  * Applies finished sessions to their checks' alert states, in the transaction that finishes them, oldest first:
  * each state moves, and what it sends is written to the outbox in the same commit (docs/alerting.md, Delivery).
- * The checks, their settings and their states are read once for all the sessions of an account.
+ * The checks, their settings and their states are read once for all the sessions of an account. Returns how many
+ * notifications it wrote.
  */
 export async function alertOnFinishedSessions(
   tx: Db,
   finished: readonly FinishedSession[],
   now: Date,
-): Promise<void> {
+): Promise<number> {
   const byAccount = new Map<string, FinishedSession[]>();
   for (const one of finished.filter((f) => countsForAlerting(f.session))) {
     byAccount.set(one.session.account_id, [...(byAccount.get(one.session.account_id) ?? []), one]);
   }
-  for (const [accountId, sessions] of byAccount) await alertAccount(tx, accountId, sessions, now);
+  let written = 0;
+  for (const [accountId, sessions] of byAccount) written += await alertAccount(tx, accountId, sessions, now);
+  return written;
 }
 
 /**
@@ -222,9 +225,9 @@ async function alertAccount(
   accountId: string,
   all: readonly FinishedSession[],
   now: Date,
-): Promise<void> {
+): Promise<number> {
   const finished = await countedSessions(tx, accountId, all, now);
-  if (finished.length === 0) return;
+  if (finished.length === 0) return 0;
   const checks = await alertingChecks(
     tx,
     accountId,
@@ -236,7 +239,7 @@ async function alertAccount(
     const outcome = check && sessionOutcome(one, one.finals, check.runParallel, check.settings);
     return check && outcome ? [{ ...one, check, outcome }] : [];
   });
-  if (moving.length === 0) return;
+  if (moving.length === 0) return 0;
   const states = await lockAlertStates(
     tx,
     accountId,
@@ -244,6 +247,7 @@ async function alertAccount(
     now,
   );
   const changed = new Set<string>();
+  let written = 0;
   for (const { session, finals, check, outcome } of moving) {
     const notifications: NewNotification[] = [];
     const stored = states.get(session.check_id) as StoredAlertState;
@@ -270,9 +274,11 @@ async function alertAccount(
     // In the outbox before the next session is counted: a recovery later in the batch goes to the channels this
     // session's alert told.
     await enqueueNotifications(tx, notifications, now);
+    written += notifications.length;
   }
   // A state the sessions left as it was is not written again (a passing check that passed once more).
   for (const checkId of [...changed].sort()) {
     await saveAlertState(tx, accountId, checkId, states.get(checkId) as StoredAlertState, now);
   }
+  return written;
 }

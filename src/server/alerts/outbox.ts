@@ -91,15 +91,14 @@ export async function claimDueNotifications(
   leaseUntil: Date,
   limit: number,
 ): Promise<NotificationRow[]> {
-  return db.transaction((tx) =>
-    tx.query<NotificationRow>(
-      `UPDATE alert_notifications SET next_attempt_at = $2, attempts = attempts + 1
-        WHERE id IN (SELECT id FROM alert_notifications
-                      WHERE status = 'PENDING' AND next_attempt_at <= $1
-                      ORDER BY next_attempt_at, seq LIMIT $3 FOR UPDATE SKIP LOCKED)
-        RETURNING *`,
-      [now, leaseUntil, limit],
-    ),
+  // One statement, atomic on its own: no transaction around it (two statements fewer per claim).
+  return db.query<NotificationRow>(
+    `UPDATE alert_notifications SET next_attempt_at = $2, attempts = attempts + 1
+      WHERE id IN (SELECT id FROM alert_notifications
+                    WHERE status = 'PENDING' AND next_attempt_at <= $1
+                    ORDER BY next_attempt_at, seq LIMIT $3 FOR UPDATE SKIP LOCKED)
+      RETURNING *`,
+    [now, leaseUntil, limit],
   );
 }
 

@@ -3,6 +3,7 @@ import { loadChecks } from '../sessions/checks.js';
 import { effectiveCheck } from '../sessions/effective.js';
 import type { Db } from '../store/db.js';
 import { jsonParam, toNumber } from '../store/rows.js';
+import { schedulesChanged } from './schedule-changes.js';
 
 /** A check never claimed is due at once: the scheduler takes the interval that contains now. */
 const NEVER_CLAIMED = new Date(0);
@@ -65,4 +66,5 @@ export async function syncScheduleRows(
        next_due_at = EXCLUDED.next_due_at, active = EXCLUDED.active`,
     [jsonParam(rows)],
   );
+  schedulesChanged();
 }

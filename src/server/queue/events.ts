@@ -15,6 +15,8 @@ export class RunEffects {
   readonly cancelRuns = new Set<string>();
   /** Sessions whose alerting failed (a bug or a broken stored setting): recorded without it, and logged. */
   readonly alertingFailures: { sessionId: string; error: unknown }[] = [];
+  /** Notifications written to the outbox: delivery is woken for them, and only for them. */
+  notificationsWritten = 0;
 
   /**
    * A queue got runs, to be handed out from `notBefore` when given (else at once). Runs for later wake their queue
@@ -41,6 +43,7 @@ export class RunEffects {
     for (const id of other.finishedTestSessions) this.finishedTestSessions.add(id);
     for (const id of other.cancelRuns) this.cancelRuns.add(id);
     this.alertingFailures.push(...other.alertingFailures);
+    this.notificationsWritten += other.notificationsWritten;
   }
 }
 

@@ -5,6 +5,7 @@ import { closeMailTransports } from '../alerts/channels/index.js';
 import { alertClockTick } from '../alerts/clock.js';
 import { AlertDelivery } from '../alerts/delivery.js';
 import { alertOnFinishedSessions } from '../alerts/evaluate.js';
+import { scheduleChangeCount } from '../checks/schedule-changes.js';
 import { Loop } from '../common/loop.js';
 import type { AlertingConfig } from '../config.js';
 import type { ServerContext } from '../context.js';
@@ -19,6 +20,7 @@ import type { RunsContext } from '../sessions/runs-context.js';
 import { deliverSubscriberMails } from '../status-pages/subscriber-mail.js';
 import type { Db } from '../store/db.js';
 import { minuteOf, sampleLocationMetrics } from './metrics.js';
+import { DueProbeQuiet } from './quiet.js';
 import { scheduleDueChecks, vacuumScheduleRows } from './tick.js';
 
 /** Timings and the clock of the run machinery; tests inject a clock and short intervals. */
@@ -83,6 +85,7 @@ export class RunServices implements RunsContext {
   private readonly loops: Loop[];
   private readonly deliveryLoop: Loop;
   private readonly wakeups: QueueWakeups;
+  private readonly dueProbeQuiet = new DueProbeQuiet();
   private readonly log: FastifyBaseLogger;
   private readonly background: boolean;
   private sampledMinute = -1;
@@ -132,8 +135,8 @@ export class RunServices implements RunsContext {
     for (const { sessionId, error } of effects.alertingFailures) {
       this.log.error({ err: error, sessionId }, 'alerting failed for a finished session; its result is kept');
     }
-    // A finished session may have written notifications: send them now rather than at the next poll.
-    if (effects.finishedSessions.size > 0) this.deliveryLoop.wake();
+    // Notifications written by finished sessions are sent now rather than at the next poll.
+    if (effects.notificationsWritten > 0) this.deliveryLoop.wake();
   }
 
   /** One line per finished session at the default level: an operator sees runs end without asking the API. */
@@ -178,7 +181,11 @@ export class RunServices implements RunsContext {
 
   /** Schedules the current interval of every due check (once across restarts and replicas). */
   async scheduleTick(): Promise<void> {
-    await scheduleDueChecks(this.db, this.clock(), (effects) => this.publish(effects));
+    const now = this.clock();
+    if (this.dueProbeQuiet.holds(now)) return;
+    const changes = scheduleChangeCount();
+    const nextDueAt = await scheduleDueChecks(this.db, now, (effects) => this.publish(effects));
+    this.dueProbeQuiet.after(now, changes, nextDueAt);
   }
 
   /** Fails the heartbeat checks whose ping is overdue (once per missed period across replicas). */

@@ -33,9 +33,8 @@ const PARALLEL_BATCHES = 3;
 export const CLAIM_LEAD_MS = 2_000;
 export const CLAIM_SOON_MS = 1_000;
 
-/** Whether any check is due soon: the one index probe of a tick that claims nothing. */
-const ANY_DUE =
-  'SELECT next_due_at FROM check_schedules WHERE active AND next_due_at <= $1 ORDER BY next_due_at LIMIT 1';
+/** When the next active check comes due: the one index probe of a tick that claims nothing. */
+const NEXT_DUE = 'SELECT next_due_at FROM check_schedules WHERE active ORDER BY next_due_at LIMIT 1';
 
 /**
  * Claims checks due within the lead ($1 = now + lead). The claimed interval is the one that contains the later of
@@ -80,13 +79,17 @@ class TickMemory {
  * makes, so a crash never leaves a claimed interval without its session. A claimed interval of a check that a
  * maintenance window pauses (or whose group was deactivated) is skipped: claimed, no session. What each batch
  * queued is published as soon as it commits, so agents get the first runs while later batches are still made.
+ * When nothing was due soon, resolves to when the next active check comes due (null: none is active); after a
+ * claim, to undefined.
  */
 export async function scheduleDueChecks(
   db: Db,
   now: Date,
   publish: (effects: RunEffects) => void,
-): Promise<void> {
-  if ((await db.query(ANY_DUE, [addMs(now, CLAIM_SOON_MS)])).length === 0) return;
+): Promise<Date | null | undefined> {
+  const [next] = await db.query<{ next_due_at: Date | string }>(NEXT_DUE);
+  const nextDueAt = next ? new Date(next.next_due_at) : null;
+  if (nextDueAt === null || nextDueAt.getTime() > now.getTime() + CLAIM_SOON_MS) return nextDueAt;
   const memory = new TickMemory();
   const batch = async () => {
     const effects = new RunEffects();

@@ -23,8 +23,9 @@ export interface FinishedSession {
 /**
  * What else moves when sessions end, in the transaction that ends them: the server passes its alerting here
  * (alerts/evaluate.ts), which sessions do not import, since alerting reads sessions. Sessions come oldest first.
+ * Resolves to how many notifications it wrote to the outbox.
  */
-export type OnSessionsFinished = (tx: Db, finished: readonly FinishedSession[], now: Date) => Promise<void>;
+export type OnSessionsFinished = (tx: Db, finished: readonly FinishedSession[], now: Date) => Promise<number>;
 
 /** A result saved in this transaction, with the attempt of its run. */
 export interface SavedResult {
@@ -118,7 +119,10 @@ async function alertWithoutRisk(
   now: Date,
 ): Promise<void> {
   const all = await savepointed(tx, () => onFinished(tx, finished, now));
-  if (all.ok) return;
+  if (all.ok) {
+    effects.notificationsWritten += all.written;
+    return;
+  }
   const [first] = finished;
   if (finished.length === 1 && first) {
     effects.alertingFailures.push({ sessionId: first.session.id, error: all.error });
@@ -126,19 +130,20 @@ async function alertWithoutRisk(
   }
   for (const one of finished) {
     const alone = await savepointed(tx, () => onFinished(tx, [one], now));
-    if (!alone.ok) effects.alertingFailures.push({ sessionId: one.session.id, error: alone.error });
+    if (alone.ok) effects.notificationsWritten += alone.written;
+    else effects.alertingFailures.push({ sessionId: one.session.id, error: alone.error });
   }
 }
 
 async function savepointed(
   tx: Db,
-  fn: () => Promise<void>,
-): Promise<{ ok: true } | { ok: false; error: unknown }> {
+  fn: () => Promise<number>,
+): Promise<{ ok: true; written: number } | { ok: false; error: unknown }> {
   await tx.query('SAVEPOINT alerting');
   try {
-    await fn();
+    const written = await fn();
     await tx.query('RELEASE SAVEPOINT alerting');
-    return { ok: true };
+    return { ok: true, written };
   } catch (error) {
     if (isRetryableConflict(error)) throw error;
     await tx.query('ROLLBACK TO SAVEPOINT alerting');

@@ -1,6 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { intervalAt, SUB_MINUTE_PHASE_STEP_MS, scheduleOf } from '../../../src/checks/schedule.js';
 import { leaseRuns } from '../../../src/server/queue/lease.js';
+import { QUIET_MAX_MS } from '../../../src/server/scheduler/quiet.js';
 import { CLAIM_LEAD_MS, CLAIM_SOON_MS } from '../../../src/server/scheduler/tick.js';
 import { inPhaseOf } from '../../support/schedule.js';
 import {
@@ -239,6 +240,48 @@ describe.each(STORES)('the scheduler (%s)', (store) => {
     clock.advance(3 * 60_000);
     await server.server.runs.scheduleTick();
     expect(await sessionsOf(checkId)).toHaveLength(2);
+  });
+});
+
+describe.each(STORES)('the scheduler between claims (%s)', (store) => {
+  let server: TestServer;
+  const clock = new TestClock('2026-04-01T10:00:00.000Z');
+
+  beforeAll(async () => {
+    server = await startTestServer(store, { runs: { background: false, clock: clock.now } });
+    await createLocation(server, 'quiet-a');
+  });
+  afterAll(async () => server?.close());
+
+  const sessionCount = async (checkId: string) =>
+    (
+      await server.server.runs.db.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM check_sessions WHERE check_id = $1',
+        [checkId],
+      )
+    )[0]?.n;
+
+  it('asks the store about once a second while nothing is due soon, and at once after a check changes here', async () => {
+    const { runs } = server.server;
+    const first = await createApiCheck(server, { frequency: 10, privateLocations: ['quiet-a'] });
+    await runs.scheduleTick(); // its first interval, at once
+    expect(await sessionCount(first)).toBe(1);
+    // Three seconds of 100-ms ticks with the next interval minutes away: another replica's change is seen within
+    // a second, so the store is asked once a second, not at each of the 30 ticks.
+    const asked = vi.spyOn(runs.db, 'query');
+    const ticks = (3 * 1000) / 100;
+    for (let i = 0; i < ticks; i++) {
+      clock.advance(100);
+      await runs.scheduleTick();
+    }
+    expect(asked.mock.calls.length).toBeGreaterThanOrEqual((ticks * 100) / QUIET_MAX_MS);
+    expect(asked.mock.calls.length).toBeLessThanOrEqual((ticks * 100) / QUIET_MAX_MS + 1);
+    asked.mockRestore();
+    // A check made on this replica is claimed at the next tick, quiet or not.
+    const second = await createApiCheck(server, { frequency: 10, privateLocations: ['quiet-a'] });
+    clock.advance(100);
+    await runs.scheduleTick();
+    expect(await sessionCount(second)).toBe(1);
   });
 });
 
