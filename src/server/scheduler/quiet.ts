@@ -17,13 +17,15 @@ export class DueProbeQuiet {
   private untilMs = 0;
   private changesSeen = -1;
 
-  /** Whether a tick at `now` may skip the store. */
-  holds(now: Date): boolean {
-    return scheduleChangeCount() === this.changesSeen && now.getTime() < this.untilMs;
-  }
-
-  /** What a tick that started at `now` found (`changes` read before its probe). */
-  after(now: Date, changes: number, nextDueAt: Date | null | undefined): void {
+  /**
+   * Runs the tick at `now` (`scheduleDueChecks`: resolves to the next due time when it claimed nothing, null when no
+   * check is active, undefined after a claim) unless the ticks are quiet then.
+   */
+  async tick(now: Date, schedule: () => Promise<Date | null | undefined>): Promise<void> {
+    // Read before the probe: a change made while it runs ends the quiet it sets.
+    const changes = scheduleChangeCount();
+    if (changes === this.changesSeen && now.getTime() < this.untilMs) return;
+    const nextDueAt = await schedule();
     if (nextDueAt === undefined) {
       this.untilMs = 0;
       return;

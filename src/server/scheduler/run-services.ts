@@ -5,7 +5,6 @@ import { closeMailTransports } from '../alerts/channels/index.js';
 import { alertClockTick } from '../alerts/clock.js';
 import { AlertDelivery } from '../alerts/delivery.js';
 import { alertOnFinishedSessions } from '../alerts/evaluate.js';
-import { scheduleChangeCount } from '../checks/schedule-changes.js';
 import { Loop } from '../common/loop.js';
 import type { AlertingConfig } from '../config.js';
 import type { ServerContext } from '../context.js';
@@ -182,10 +181,9 @@ export class RunServices implements RunsContext {
   /** Schedules the current interval of every due check (once across restarts and replicas). */
   async scheduleTick(): Promise<void> {
     const now = this.clock();
-    if (this.dueProbeQuiet.holds(now)) return;
-    const changes = scheduleChangeCount();
-    const nextDueAt = await scheduleDueChecks(this.db, now, (effects) => this.publish(effects));
-    this.dueProbeQuiet.after(now, changes, nextDueAt);
+    await this.dueProbeQuiet.tick(now, () =>
+      scheduleDueChecks(this.db, now, (effects) => this.publish(effects)),
+    );
   }
 
   /** Fails the heartbeat checks whose ping is overdue (once per missed period across replicas). */
