@@ -13,7 +13,10 @@ export function registerHealthRoutes(app: FastifyInstance, { db, version, log }:
   app.get('/-/liveness', { config: { auth: 'none' } }, async () => ({ status: 'ok', version }));
 
   app.get('/-/readiness', { config: { auth: 'none' } }, async (_request, reply) => {
-    const store = await storeAnswers(() => db.query('SELECT 1'), log);
+    // Asked twice before the answer is no: a pooled connection that PostgreSQL cut (a restart, a terminated
+    // backend) fails the first query it is given, and the pool then opens a fresh one.
+    const probe = () => db.query('SELECT 1');
+    const store = await storeAnswers(() => probe().catch(probe), log);
     return reply
       .code(store === null ? 200 : 503)
       .send({ status: store === null ? 'ok' : 'unavailable', store: store ?? 'ok', version });

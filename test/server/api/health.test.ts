@@ -41,4 +41,24 @@ describe.each(STORES)('control-plane health probes (%s)', (store) => {
       expect((await fetch(`${server.url}/-/readiness`)).status).toBe(200);
     },
   );
+
+  it.runIf(store === 'postgres')(
+    'is ready at the first probe after its PostgreSQL connections were cut (a database restart)',
+    async () => {
+      const name = new URL(databaseUrlOf(server)).pathname.slice(1);
+      const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+      await admin.connect();
+      try {
+        for (let i = 0; i < 5; i++) {
+          // The server's pooled connections are cut, so the probe may find one of them dead.
+          await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1', [
+            name,
+          ]);
+          expect((await fetch(`${server.url}/-/readiness`)).status).toBe(200);
+        }
+      } finally {
+        await admin.end();
+      }
+    },
+  );
 });
