@@ -15,6 +15,12 @@ const doneShare = (row: Row) => (row.runs && row.runs.due > 0 ? row.runs.done / 
 const cpuMsPerRun = (row: Row) =>
   row.runs?.stored ? (row.cpu.controlPlaneS * 1000) / row.runs.stored : Number.NaN;
 
+/** The real agent's CPU (all its threads) per result stored, in ms: issue 17's agent cost per run. */
+const agentMsPerRun = (row: Row) =>
+  row.cpu.agentPct !== null && row.runs?.stored
+    ? ((row.cpu.agentPct / 100) * row.windowS * 1000) / row.runs.stored
+    : Number.NaN;
+
 export function resultTable(rows: readonly Row[]): string {
   const lines = [
     '| store | N | agent | replicas | runs/s due | runs done of due | lag p50 / p99 (arrival minus slot start) | results stored/s (per replica) | server CPU | server RSS | PostgreSQL CPU | agent CPU | control-plane CPU per run |',
@@ -45,13 +51,15 @@ export function resultTable(rows: readonly Row[]): string {
 
 export function cpuTable(rows: readonly Row[]): string {
   const lines = [
-    `| store | N | agent | replicas | servers | PostgreSQL backends | agent | bench (target, simulated agents) | machine busy (${cpus().length} cores) | load average at the window's end |`,
-    '|---|---|---|---|---|---|---|---|---|---|',
+    `| store | N | agent | replicas | servers | PostgreSQL backends | agent | agent CPU per run | bench (target, simulated agents) | machine busy (${cpus().length} cores) | load average at the window's end |`,
+    '|---|---|---|---|---|---|---|---|---|---|---|',
   ];
-  for (const { scenario: s, cpu, load } of rows) {
+  for (const row of rows) {
+    const { scenario: s, cpu, load } = row;
     const servers = cpu.serverPct.reduce((a, b) => a + b, 0);
+    const agentMs = agentMsPerRun(row);
     lines.push(
-      `| ${STORE_NAMES[s.store]} | ${s.checks.toLocaleString('en')} | ${s.mode} | ${s.replicas} | ${pct(servers)} | ${s.store === 'postgres' ? pct(cpu.dbPct) : 'in server'} | ${cpu.agentPct === null ? '—' : pct(cpu.agentPct)} | ${pct(cpu.benchPct)} | ${pct(cpu.machinePct)} | ${load} |`,
+      `| ${STORE_NAMES[s.store]} | ${s.checks.toLocaleString('en')} | ${s.mode} | ${s.replicas} | ${pct(servers)} | ${s.store === 'postgres' ? pct(cpu.dbPct) : 'in server'} | ${cpu.agentPct === null ? '—' : pct(cpu.agentPct)} | ${Number.isFinite(agentMs) ? `${agentMs.toFixed(2)} ms` : '—'} | ${pct(cpu.benchPct)} | ${pct(cpu.machinePct)} | ${load} |`,
     );
   }
   return lines.join('\n');
@@ -66,7 +74,7 @@ export interface Goal {
 const label = (row: Row) =>
   `${STORE_NAMES[row.scenario.store]} N=${row.scenario.checks} ${row.scenario.mode} ×${row.scenario.replicas}`;
 
-/** The targets of issue 14, for the rows that can show them. */
+/** The targets of issue 14 (and issue 17's agent cost per run), for the rows that can show them. */
 export function goals(rows: readonly Row[]): Goal[] {
   const list: Goal[] = [];
   for (const row of rows) {
@@ -83,6 +91,13 @@ export function goals(rows: readonly Row[]): Goal[] {
         what: `${label(row)}: ${(100 * share).toFixed(1)} % of due runs done ≥ 99 %, lag p99 ${seconds(runs.lagP99Ms)} < 1 s`,
         met: share >= 0.99 && runs.lagP99Ms < 1000,
       });
+      const agentMs = agentMsPerRun(row);
+      if (Number.isFinite(agentMs)) {
+        list.push({
+          what: `${label(row)}: agent CPU ${agentMs.toFixed(2)} ms per run ≤ 1 ms (issue 17)`,
+          met: agentMs <= 1,
+        });
+      }
     } else {
       const perReplica = storedPerS(row) / scenario.replicas;
       const offered = duePerS(row) / scenario.replicas;

@@ -34,6 +34,13 @@ import { ResultSpool } from './spool/spool.js';
 
 /** Slots freed within this time of each other are granted in one credit message. */
 const CREDIT_GATHER_MS = 10;
+/**
+ * While the control plane holds credit for half of a class's slots or more, slots of the class freed within this
+ * time are granted together: at 30 runs/s, one credit message a second instead of one per phase step. Runs never
+ * wait for it: the control plane can send that many at once, and once a burst takes it below half, the free slots
+ * are granted within CREDIT_GATHER_MS.
+ */
+const CREDIT_LAZY_MS = 1000;
 
 /** Knobs for tests; production uses the defaults. */
 export interface AgentOptions {
@@ -129,6 +136,8 @@ export async function startAgent(config: AgentConfig, options: AgentOptions = {}
     const credits = ledger.takeGrant();
     if (credits.light + credits.browser > 0) connection.send({ type: 'credit', credits });
   };
+  const grantSoon = gathered(grantCredit, CREDIT_GATHER_MS);
+  const grantLater = gathered(grantCredit, CREDIT_LAZY_MS);
   const release = (runIds: string[]) => {
     for (let i = 0; i < runIds.length || i === 0; i += 1000) {
       connection.send({ type: 'release', runIds: runIds.slice(i, i + 1000) });
@@ -150,7 +159,7 @@ export async function startAgent(config: AgentConfig, options: AgentOptions = {}
       limitScale: config.runLimitScale,
       peerProtocolVersion: () => connection.protocolVersion,
       onSpooled: () => delivery.notify(),
-      onSlotFreed: gathered(grantCredit, CREDIT_GATHER_MS),
+      onSlotFreed: (slotClass) => (ledger.wellGranted(slotClass) ? grantLater() : grantSoon()),
     },
     options.onRunnerLoaded,
   );
@@ -165,7 +174,10 @@ export async function startAgent(config: AgentConfig, options: AgentOptions = {}
         return;
       }
       const outcome = loaded.accept(run, spool.holds(idempotencyKey(run.runId, run.attempt)));
-      if (outcome === 'no-credit') {
+      if (outcome === 'accepted') {
+        // A burst took the control plane's credit below half: slots whose grant waits (grantLater) go now.
+        if (ledger.runningShort()) grantSoon();
+      } else if (outcome === 'no-credit') {
         log.warn({ runId: run.runId }, 'received a run without credit for it; handing it back');
         release([run.runId]);
       } else if (outcome === 'duplicate') {

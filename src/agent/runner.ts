@@ -58,8 +58,8 @@ export interface RunnerOptions {
   peerProtocolVersion: () => number;
   /** A result was spooled. */
   onSpooled(): void;
-  /** A slot is free again (credit can be granted). */
-  onSlotFreed(): void;
+  /** A slot of the class is free again (credit can be granted). */
+  onSlotFreed(slotClass: SlotClass): void;
 }
 
 type Phase = 'queued' | 'running' | 'done';
@@ -326,7 +326,7 @@ export class Runner {
 
   /** Gives the run's slot back and grants its credit again. */
   private freeSlot(state: RunState): void {
-    if (this.releaseSlot(state)) this.options.onSlotFreed();
+    if (this.releaseSlot(state)) this.options.onSlotFreed(state.slotClass);
   }
 
   private forget(state: RunState): void {

@@ -1,6 +1,7 @@
 /**
  * What the agent does with answers the real control plane never gives (see test/support/fake-control-plane.ts
- * for why these use a stand-in): it must survive them without losing or repeating work.
+ * for why these use a stand-in): it must survive them without losing or repeating work. And how it grants credit,
+ * which the real control plane does not show: the stand-in counts the messages.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentOptions } from '../../src/agent/agent.js';
@@ -251,5 +252,41 @@ describe('agent: a control plane that misbehaves', () => {
     fake.send(fake.run(apiCheck(target.url('/refused'))));
     await fake.waitFor('the refusal logged', () => logs.text.includes('refused even the essentials'));
     await waitFor('an empty spool', async () => (await spooled(dataDir)) === 0);
+  });
+});
+
+/** Light credit granted after the first grant, message by message. */
+const regrants = () => fake.received('credit').slice(1);
+const regranted = () => regrants().reduce((sum, m) => sum + m.credits.light, 0);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('agent: credit for freed slots', () => {
+  it('grants the slots freed within a second together while the control plane holds half its credit', async () => {
+    await connectedAgent({ JOB_CONCURRENCY: '40' });
+    const path = (i: number) => `/step-${String(i).padStart(2, '0')}`;
+    // One run every 100 ms, as the phase steps of a low load bring them: each is done long before the next.
+    for (let i = 0; i < 15; i++) {
+      fake.send(fake.run(apiCheck(target.url(path(i)))));
+      await sleep(100);
+    }
+    await fake.waitFor('every freed slot granted again', () => regranted() === 15, 5000);
+    for (let i = 0; i < 15; i++) expect(target.count(path(i))).toBe(1);
+    // Granted as each slot was freed, these were 13 messages or more.
+    expect(regrants().length).toBeLessThanOrEqual(3);
+  });
+
+  it('grants at once when a burst takes the control plane below half its credit', async () => {
+    await connectedAgent({ JOB_CONCURRENCY: '4' });
+    fake.send(fake.run(apiCheck(target.url('/first'))));
+    await fake.waitFor('the first run done', () => target.count('/first') === 1);
+    await sleep(100);
+    // Its slot waits to be granted: the control plane still holds 3 of the 4.
+    expect(regranted()).toBe(0);
+    const sentAt = Date.now();
+    for (const burst of ['/burst-1', '/burst-2', '/burst-3'])
+      fake.send(fake.run(apiCheck(target.url(burst))));
+    await fake.waitFor('the waiting slot granted', () => regranted() >= 1);
+    expect(Date.now() - sentAt).toBeLessThan(700);
+    await fake.waitFor('the burst done', () => fake.results.size === 4);
   });
 });

@@ -33,10 +33,28 @@ export class SlotLedger {
   takeGrant(): SlotCounts {
     const grant = { light: 0, browser: 0 };
     for (const c of SLOT_CLASSES) {
-      grant[c] = Math.max(0, this.capacity[c] - this.held[c] - this.granted[c]);
+      grant[c] = this.ungranted(c);
       this.granted[c] += grant[c];
     }
     return grant;
+  }
+
+  /**
+   * Whether the control plane holds credit for at least half of the class's slots: it can hand out that many runs
+   * at once, so a slot freed now need not be granted at once.
+   */
+  wellGranted(slotClass: SlotClass): boolean {
+    return this.granted[slotClass] * 2 >= this.capacity[slotClass];
+  }
+
+  /** Whether some class holds less than half its credit at the control plane and has slots to grant. */
+  runningShort(): boolean {
+    return SLOT_CLASSES.some((c) => !this.wellGranted(c) && this.ungranted(c) > 0);
+  }
+
+  /** Slots of the class that are neither held nor granted. */
+  ungranted(slotClass: SlotClass): number {
+    return Math.max(0, this.capacity[slotClass] - this.held[slotClass] - this.granted[slotClass]);
   }
 
   free(slotClass: SlotClass): number {

@@ -1,25 +1,33 @@
 /**
  * Commits items in groups: what is added while a commit is under way waits for the next one, which takes it all
- * (up to `maxItems`). A lone item is committed at once; under load many share one commit (one write and fsync).
+ * (up to `maxItems`). A lone item waits `lingerMs` for company first: items that finish together (the runs of one
+ * phase step) then share one commit (one write and fsync) instead of the first going alone; under load many share
+ * one commit anyway.
  */
 export class GroupCommit<T, R> {
   private pending: { item: T; resolve: (result: R) => void; reject: (error: unknown) => void }[] = [];
   private running = false;
+  private lingering: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly commit: (items: readonly T[]) => Promise<readonly R[]>,
     private readonly maxItems: number,
+    private readonly lingerMs = 0,
   ) {}
 
   /** Resolves with the item's result once the commit that holds it is done. */
   add(item: T): Promise<R> {
     return new Promise((resolve, reject) => {
       this.pending.push({ item, resolve, reject });
-      if (!this.running) void this.run();
+      if (this.running) return;
+      if (this.lingerMs <= 0 || this.pending.length >= this.maxItems) void this.run();
+      else this.lingering ??= setTimeout(() => void this.run(), this.lingerMs);
     });
   }
 
   private async run(): Promise<void> {
+    if (this.lingering) clearTimeout(this.lingering);
+    this.lingering = null;
     this.running = true;
     while (this.pending.length > 0) {
       const group = this.pending.splice(0, this.maxItems);
