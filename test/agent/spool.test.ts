@@ -99,22 +99,44 @@ describe('result spool', () => {
     expect(await readdir(dir)).toEqual([]);
   });
 
-  it('starts a new file once every result of the current one is acknowledged, and skips a torn last line', async () => {
+  it('keeps appending to its file when every result in it is acknowledged, and skips a torn last line', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'vantage-spool-'));
     const { spool } = await openSpool(dir);
     const first = await spool.add(upload('run-1'));
+    // Acknowledged while the file takes more: its line is marked, not read again, and the file stays.
     await spool.remove(first);
-    expect(await readdir(dir)).toEqual([]);
+    const files = await readdir(dir);
+    expect(files).toHaveLength(1);
     const second = await spool.add(upload('run-2'));
     await spool.add(upload('run-3'));
-    // Acknowledged while the file takes more: its line is marked, and not read again.
     await spool.remove(second);
-    const [file] = (await readdir(dir)) as [string];
+    expect(await readdir(dir)).toEqual(files);
+    const [file] = files as [string];
     // A crash in the middle of an append leaves part of a line at the end: the results before it are kept.
     await appendFile(join(dir, file), '{"runId":"run-4","att');
     const { spool: reopened, logs } = await openSpool(dir);
     expect(reopened.entries().map((e) => e.runId)).toEqual(['run-3']);
     expect(logs.text).toContain('unreadable');
+  });
+
+  it('removes a file whose results were all acknowledged once it takes no more', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'vantage-spool-'));
+    // A file takes results up to a quarter of the spool's size: 500 bytes here, about three of these results.
+    const { spool } = await openSpool(dir, 2000);
+    const entries = [];
+    for (const run of ['run-1', 'run-2', 'run-3']) entries.push(await spool.add(upload(run)));
+    const [full] = (await readdir(dir)) as [string];
+    for (const entry of entries) await spool.remove(entry);
+    expect(await readdir(dir)).toEqual([full]);
+    await spool.add(upload('run-4'));
+    const [next] = (await readdir(dir)) as [string];
+    expect(await readdir(dir)).toHaveLength(1);
+    expect(next).not.toBe(full);
+    expect((await readFile(join(dir, next), 'utf8')).split('\n')).toEqual([
+      JSON.stringify(upload('run-4')),
+      '',
+    ]);
+    expect((await openSpool(dir)).spool.entries().map((e) => e.runId)).toEqual(['run-4']);
   });
 
   it('reads and sends the files of earlier versions, which wrap the upload with its key and time', async () => {

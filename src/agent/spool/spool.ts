@@ -88,9 +88,10 @@ interface Pending {
 /**
  * The results of finished runs, on disk until the control plane acknowledges them. A result is on disk (fdatasync)
  * before it is sent, so neither a crash nor a control-plane outage loses it. Results are appended to one file, one
- * line each; those that finish while another write is under way are written together, one write and one fdatasync
- * for all of them (group commit): each is on disk before its `add` resolves, as when it is written alone. A file
- * goes once all its results are acknowledged; a large result is written to a file of its own (fsync, atomic rename).
+ * line each; those that finish together (within GROUP_LINGER_MS, or while another write is under way) are written
+ * together, one write and one fdatasync for all of them (group commit): each is on disk before its `add` resolves.
+ * A file goes once all its results are acknowledged and it takes no more (it is full or old); a large result is
+ * written to a file of its own (fsync, atomic rename).
  */
 export class ResultSpool {
   private readonly list: SpoolEntry[] = [];
@@ -194,7 +195,7 @@ export class ResultSpool {
   private async append(group: readonly Pending[]): Promise<SpoolEntry[]> {
     let segment: Segment;
     try {
-      segment = this.usableSegment() ?? (await this.newSegment(group[0]?.spooledAt ?? new Date()));
+      segment = (await this.usableSegment()) ?? (await this.newSegment(group[0]?.spooledAt ?? new Date()));
     } catch (error) {
       return this.keptInMemory(group, error);
     }
@@ -223,12 +224,18 @@ export class ResultSpool {
     });
   }
 
-  private usableSegment(): Segment | null {
+  /** The file being appended to, or null when there is none or it is full or old (then retired). */
+  private async usableSegment(): Promise<Segment | null> {
     const segment = this.segment;
     if (!segment) return null;
     const full = segment.bytes >= Math.min(SEGMENT_BYTES, this.options.maxBytes / 4);
     if (!full && Date.now() - segment.openedAt < SEGMENT_MS) return segment;
     this.retire(segment);
+    // Every result in it was acknowledged while it took more: nothing waits for it to go.
+    if (!this.groups.get(segment.file)) {
+      this.groups.delete(segment.file);
+      await rm(segment.file, { force: true });
+    }
     return null;
   }
 
@@ -351,15 +358,17 @@ export class ResultSpool {
     if (this.cache.delete(entry)) this.cachedBytes -= entry.bytes;
     if (!entry.file) return;
     if (entry.offset !== undefined) {
-      // A file of several results goes once none of them is spooled any more.
+      // A file of several results goes once none of them is spooled any more, and it takes no more. The file being
+      // appended to stays (its results marked) until it is full or old: at a low load every result is often
+      // acknowledged before the next arrives, and a new file each time cost a file created, the folder flushed and
+      // the file removed, a few times a second.
       const left = (this.groups.get(entry.file) ?? 1) - 1;
-      if (left > 0) {
+      if (left > 0 || this.segment?.file === entry.file) {
         this.groups.set(entry.file, left);
         await this.markAcknowledged(entry.file, entry.offset);
         return;
       }
       this.groups.delete(entry.file);
-      if (this.segment?.file === entry.file) this.retire(this.segment);
     }
     await rm(entry.file, { force: true });
   }
