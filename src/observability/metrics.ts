@@ -28,7 +28,7 @@ export interface AgentMetrics {
  * The agent's metrics (docs/agent.md, "Health and metrics"). prom-client and the registry (prom-metrics.ts) are
  * loaded at the first scrape or the first count, whichever comes first: an agent that waits for work and is not
  * scraped never loads them (docs/performance.md, "Agent start-up and memory"). Counts made while they load are
- * applied once they are loaded, in order.
+ * applied once they are loaded, in order. prom-client's process and Node.js metrics join at the first scrape.
  */
 export function createAgentMetrics(): AgentMetrics {
   let sources: AgentGaugeSources | null = null;
@@ -67,7 +67,8 @@ export function createAgentMetrics(): AgentMetrics {
       sources = next;
     },
     async scrape() {
-      const { registry } = await load();
+      const { registry, addProcessMetrics } = await load();
+      addProcessMetrics();
       return { text: await registry.metrics(), contentType: registry.contentType };
     },
   };

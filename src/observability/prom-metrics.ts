@@ -64,10 +64,10 @@ function processCpuCounters(registers: Registry[]): void {
 }
 
 /**
- * How often the event loop's delay is sampled for nodejs_eventloop_lag_* (prom-client's default: 10 ms). Each
- * sample is a timer that wakes the process: at 10 ms, 100 wake-ups a second that an agent at 30 runs/s otherwise
- * does not have, the largest part of its CPU beyond the runs themselves (docs/performance.md). At 100 ms a stall
- * of 100 ms or more is still measured whole; shorter ones in part.
+ * How often the event loop's delay is sampled for nodejs_eventloop_lag_* (prom-client's default: 10 ms), once the
+ * agent is scraped. Each sample is a timer that wakes the process: at 10 ms, 100 wake-ups a second that an agent at
+ * 30 runs/s otherwise does not have, the largest part of its CPU beyond the runs themselves (docs/performance.md).
+ * At 100 ms a stall of 100 ms or more is still measured whole; shorter ones in part.
  */
 const EVENT_LOOP_SAMPLE_MS = 100;
 
@@ -88,12 +88,18 @@ export interface PromMetrics {
   reconnects: Counter;
   droppedResults: Counter;
   deliveredResults: Counter;
+  /**
+   * Adds prom-client's process and Node.js metrics to the registry, once: at the first scrape, not when the counters
+   * load at the first run. Among them is the event loop's delay, sampled by a timer that wakes the process; an agent
+   * nobody scrapes (the Helm chart's ServiceMonitor is off by default) does not pay for it.
+   */
+  addProcessMetrics(): void;
 }
 
 /** The agent's metrics in a registry of its own (several agents can run in one process, as tests do). */
 export function createPromMetrics(observed: () => AgentGaugeSources | null): PromMetrics {
   const registry = new Registry();
-  defaultMetrics(registry);
+  let processMetrics = false;
   const registers = [registry];
 
   const perClass = (name: string, help: string, read: (s: AgentGaugeSources, c: SlotClass) => number) =>
@@ -134,6 +140,11 @@ export function createPromMetrics(observed: () => AgentGaugeSources | null): Pro
 
   return {
     registry,
+    addProcessMetrics() {
+      if (processMetrics) return;
+      processMetrics = true;
+      defaultMetrics(registry);
+    },
     runs: new Counter({
       name: 'vantage_agent_runs_total',
       help: 'Runs finished, by check kind and status',
