@@ -8,7 +8,13 @@ import type { Logger } from '../../observability/logger.js';
 import { jsonPieces } from '../../protocol/json-pieces.js';
 import type { ResultUpload } from '../../protocol/messages.js';
 import { idempotencyKey } from '../../protocol/uploads.js';
-import { appendDurably, PARTIAL_PREFIX, syncDirectory, writeFileAtomic } from './atomic-write.js';
+import {
+  appendDurably,
+  DURABLE_WRITES,
+  PARTIAL_PREFIX,
+  syncDirectory,
+  writeFileAtomic,
+} from './atomic-write.js';
 import { GroupCommit } from './group-commit.js';
 
 /** The upload schema (zod), loaded when a spooled file is first read back: an empty spool at start needs none. */
@@ -45,7 +51,7 @@ const GROUP_SUFFIX = '.results.jsonl';
 const GROUP_RESULT_BYTES = 1024 * 1024;
 const GROUP_RESULTS = 100;
 /**
- * How long a result waits for others to share its write and fdatasync. The runs of one phase step finish within
+ * How long a result waits for others to share its durable write. The runs of one phase step finish within
  * milliseconds of each other; without the wait the first went alone and the rest shared a second flush. A flush is
  * a disk request (on a VM, an exit to the host): at 30 runs/s the flushes were 6 % of an agent's CPU (perf). Nothing
  * waits on it: the slot is free already, and delivery waits longer (ResultDelivery's batch linger).
@@ -71,7 +77,10 @@ const NEWLINE = Buffer.from('\n');
 /** The file results are appended to now. */
 interface Segment {
   file: string;
+  /** Opened with DURABLE_WRITES: for the appends. */
   handle: FileHandle;
+  /** Opened plainly: for the acknowledgement marks, which need no flush. */
+  marks: FileHandle;
   bytes: number;
   openedAt: number;
 }
@@ -86,10 +95,11 @@ interface Pending {
 }
 
 /**
- * The results of finished runs, on disk until the control plane acknowledges them. A result is on disk (fdatasync)
- * before it is sent, so neither a crash nor a control-plane outage loses it. Results are appended to one file, one
- * line each; those that finish together (within GROUP_LINGER_MS, or while another write is under way) are written
- * together, one write and one fdatasync for all of them (group commit): each is on disk before its `add` resolves.
+ * The results of finished runs, on disk until the control plane acknowledges them. A result is on disk (a write to a
+ * file opened with O_DSYNC, as durable as a write and an fdatasync) before it is sent, so neither a crash nor a
+ * control-plane outage loses it. Results are appended to one file, one line each; those that finish together
+ * (within GROUP_LINGER_MS, or while another write is under way) are written together, one durable write for all of
+ * them (group commit): each is on disk before its `add` resolves.
  * A file goes once all its results are acknowledged and it takes no more (it is full or old); a large result is
  * written to a file of its own (fsync, atomic rename).
  */
@@ -188,8 +198,8 @@ export class ResultSpool {
   }
 
   /**
-   * Appends results that finished together to the spool's current file, one upload per line, with one write and
-   * one fdatasync for all of them (a new file costs a flush of the folder too, once). When the disk fails they are
+   * Appends results that finished together to the spool's current file, one upload per line, with one durable write
+   * for all of them (a new file costs a flush of the folder too, once). When the disk fails they are
    * kept in memory, and the file takes no more: what a failed write left at its end is skipped when it is read.
    */
   private async append(group: readonly Pending[]): Promise<SpoolEntry[]> {
@@ -241,16 +251,17 @@ export class ResultSpool {
 
   private async newSegment(at: Date): Promise<Segment> {
     const file = join(this.dir, this.fileName(at, GROUP_SUFFIX));
-    // Not O_APPEND: Linux would append the acknowledgement marks too, whatever their offset.
-    const handle = await open(file, 'wx', 0o600);
+    const handle = await open(file, DURABLE_WRITES, 0o600);
+    let marks: FileHandle | null = null;
     try {
+      marks = await open(file, 'r+');
       await syncDirectory(this.dir);
     } catch (error) {
-      await handle.close();
+      await Promise.all([handle.close(), marks?.close()]);
       await rm(file, { force: true });
       throw error;
     }
-    this.segment = { file, handle, bytes: 0, openedAt: Date.now() };
+    this.segment = { file, handle, marks, bytes: 0, openedAt: Date.now() };
     return this.segment;
   }
 
@@ -258,6 +269,7 @@ export class ResultSpool {
   private retire(segment: Segment): void {
     if (this.segment === segment) this.segment = null;
     segment.handle.close().catch(() => {});
+    segment.marks.close().catch(() => {});
   }
 
   /**
@@ -266,7 +278,7 @@ export class ResultSpool {
    */
   private async markAcknowledged(file: string, offset: number): Promise<void> {
     try {
-      const active = this.segment?.file === file ? this.segment.handle : null;
+      const active = this.segment?.file === file ? this.segment.marks : null;
       if (active) {
         // One byte into a page the append wrote, with no flush: it lands in the page cache and does not wait on the
         // disk. Written at once rather than through the thread pool, which cost a hand-over to a pool thread and a
