@@ -220,10 +220,7 @@ export class ResultSpool {
       this.retire(segment);
       const left = (this.groups.get(segment.file) ?? 0) - group.length;
       if (left > 0) this.groups.set(segment.file, left);
-      else {
-        this.groups.delete(segment.file);
-        await rm(segment.file, { force: true });
-      }
+      else await this.removeGroupFile(segment.file);
       return this.keptInMemory(group, error);
     }
     this.written();
@@ -242,11 +239,14 @@ export class ResultSpool {
     if (!full && Date.now() - segment.openedAt < SEGMENT_MS) return segment;
     this.retire(segment);
     // Every result in it was acknowledged while it took more: nothing waits for it to go.
-    if (!this.groups.get(segment.file)) {
-      this.groups.delete(segment.file);
-      await rm(segment.file, { force: true });
-    }
+    if (!this.groups.get(segment.file)) await this.removeGroupFile(segment.file);
     return null;
+  }
+
+  /** A file of several results none of which is spooled any more, and that takes no more. */
+  private async removeGroupFile(file: string): Promise<void> {
+    this.groups.delete(file);
+    await rm(file, { force: true });
   }
 
   private async newSegment(at: Date): Promise<Segment> {
@@ -380,7 +380,8 @@ export class ResultSpool {
         await this.markAcknowledged(entry.file, entry.offset);
         return;
       }
-      this.groups.delete(entry.file);
+      await this.removeGroupFile(entry.file);
+      return;
     }
     await rm(entry.file, { force: true });
   }
