@@ -1,9 +1,9 @@
 /**
  * An agent that is never the limit: it speaks the protocol (the test client of test/server/runs, built on the
- * schemas of src/protocol), holds `credits` runs at once, and has a PASS result for each run the moment it arrives.
- * Like the real agent on protocol version 2 it uploads results in batches: a result waits at most BATCH_LINGER_MS
- * for others, and a batch holds at most the protocol's batch size. Each run's slot is granted again once its
- * batch is answered.
+ * schemas of src/protocol), holds `credits` runs at once, and has a PASS result for each run the moment it starts.
+ * Like the real agent on protocol version 3 it holds a run sent ahead until its start (`startInMs`), and uploads
+ * results in batches: a result waits at most BATCH_LINGER_MS for others, and a batch holds at most the protocol's
+ * batch size. Each run's slot is granted again once its batch is answered.
  */
 import { PROTOCOL_LIMITS, type ResultUpload, type RunMessage } from '../../src/protocol/index.js';
 import { apiResult, TestAgent } from '../../test/server/runs/agent-client.js';
@@ -54,16 +54,21 @@ export class SimulatedAgent {
   }
 
   private take(): void {
-    const messages = this.client.received.splice(0);
-    for (const message of messages) if (message.type === 'run') this.answer(message, Date.now());
+    for (const message of this.client.received.splice(0)) {
+      if (message.type !== 'run') continue;
+      this.inFlight.add(message.runId);
+      const startInMs = message.startInMs ?? 0;
+      if (startInMs > 0) setTimeout(() => this.answer(message, Date.now()), startInMs);
+      else this.answer(message, Date.now());
+    }
   }
 
   private pending: { runId: string; upload: ResultUpload }[] = [];
   private linger: NodeJS.Timeout | null = null;
 
   private answer(run: RunMessage, at: number): void {
+    if (this.closed) return;
     this.received.set(run.checkSessionId, at);
-    this.inFlight.add(run.runId);
     this.pending.push({ runId: run.runId, upload: this.client.upload(run, apiResult()) });
     if (this.pending.length >= PROTOCOL_LIMITS.resultBatchSize) this.flush();
     else this.linger ??= setTimeout(() => this.flush(), BATCH_LINGER_MS);

@@ -77,6 +77,8 @@ interface RunState {
   mask: Masker;
   /** Its slot was given back: the run ended, and its result may still be on its way to the spool. */
   slotFreed?: boolean;
+  /** Holds a run sent ahead of its start (`startInMs`) until then, on its slot. */
+  startTimer?: NodeJS.Timeout;
 }
 
 export type Acceptance = 'accepted' | 'duplicate' | 'no-credit';
@@ -124,29 +126,40 @@ export class Runner {
       mask: secretMasker(secrets),
     };
     this.runs.set(run.runId, state);
-    this.options.queues.add(slotClass, () => this.execute(state));
+    const startInMs = Math.min(run.startInMs ?? 0, PROTOCOL_LIMITS.maxStartInMs);
+    if (startInMs > 0) {
+      state.startTimer = setTimeout(() => {
+        state.startTimer = undefined;
+        this.options.queues.add(slotClass, () => this.execute(state));
+      }, startInMs);
+    } else this.options.queues.add(slotClass, () => this.execute(state));
     return 'accepted';
   }
 
-  /** Stops a run: a running one through its signal, a queued one at once; both are reported CANCELLED. */
+  /**
+   * Stops a run: a running one through its signal, a queued one (or one waiting for its start) at once; both are
+   * reported CANCELLED.
+   */
   cancel(runId: string): boolean {
     const state = this.runs.get(runId);
     if (!state) return false;
     if (state.phase === 'running') state.controller.abort();
     else if (state.phase === 'queued') {
       state.phase = 'done';
+      clearTimeout(state.startTimer);
       const end = endedEarly('the run was cancelled before it started', { cancelled: true });
       void this.finish(state, end, Date.now());
     }
     return true;
   }
 
-  /** Takes back the runs that have not started (shutdown); their ids are to be released. */
+  /** Takes back the runs that have not started, waiting ones included (shutdown); their ids are to be released. */
   releaseUnstarted(): string[] {
     const released: string[] = [];
     for (const state of this.runs.values()) {
       if (state.phase !== 'queued') continue;
       state.phase = 'done';
+      clearTimeout(state.startTimer);
       released.push(state.run.runId);
       this.forget(state);
     }

@@ -39,6 +39,11 @@ export interface RunMessage {
     passphrase?: string | null;
   }[];
   leaseExpiresAt: string;
+  /**
+   * From version 3 on: the run was sent before its start, which is this many ms after the message arrives. The
+   * agent holds it on its slot until then. Absent or 0: start at once.
+   */
+  startInMs?: number;
 }
 
 export interface CancelMessage {
@@ -143,6 +148,7 @@ const RULES: Record<ControlMessage['type'], Rule> = {
       }),
     ),
     leaseExpiresAt: text,
+    startInMs: optional(wholeNumber(0)),
   }),
   cancel: fields({ type: text, runId: text }),
   error: fields({ type: text, code: oneOf(ERROR_CODES), message: text, fatal: yesNo }),

@@ -1,11 +1,14 @@
 /**
  * The newest agent ⇄ control-plane protocol version, the one an agent offers first; both sides refuse a handshake
  * with a version they do not speak (docs/protocol.md, Versioning). Version 2 added hello's `engines`, the
- * results' `permanentError` and the batch upload of results (`AGENT_PATHS.resultBatch`).
+ * results' `permanentError` and the batch upload of results (`AGENT_PATHS.resultBatch`); version 3 the run's
+ * `startInMs` (a run sent ahead of its start).
  */
-export const PROTOCOL_VERSION = 2;
+export const PROTOCOL_VERSION = 3;
 /** Every version this code speaks, oldest first: a control plane takes them all, an agent falls back to them. */
-export const SUPPORTED_PROTOCOL_VERSIONS: readonly number[] = [1, 2];
+export const SUPPORTED_PROTOCOL_VERSIONS: readonly number[] = [1, 2, 3];
+/** The first version whose runs may come ahead of their start, with `startInMs`. */
+export const RUNS_AHEAD_VERSION = 3;
 
 /** Paths of the protocol under the control plane's base URL. */
 export const AGENT_PATHS = {
@@ -36,6 +39,13 @@ export const PROTOCOL_LIMITS = {
   heartbeatIntervalMs: 10_000,
   /** A lease lasts this long after the last heartbeat that named the run. */
   leaseTtlMs: 45_000,
+  /**
+   * From version 3 on, how long before its start a lightweight run may be sent: the agent holds it, on its slot,
+   * for the run's `startInMs`. One lease then takes a second of runs instead of one per phase step.
+   */
+  startAheadMs: 1_000,
+  /** The longest `startInMs` an agent waits: a longer one (a broken peer) is cut to it. */
+  maxStartInMs: 10_000,
   /** Largest WebSocket message, in bytes. */
   maxMessageBytes: 16 * 1024 * 1024,
 } as const;

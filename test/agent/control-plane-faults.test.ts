@@ -5,6 +5,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentOptions } from '../../src/agent/agent.js';
+import { SUPPORTED_PROTOCOL_VERSIONS } from '../../src/protocol/index.js';
 import { startTestAgent, type TestAgent, waitFor } from '../support/agent.js';
 import { type CountingTarget, startCountingTarget } from '../support/counting-target.js';
 import { FAKE_KEY, FakeControlPlane } from '../support/fake-control-plane.js';
@@ -60,8 +61,8 @@ describe('agent: a control plane that misbehaves', () => {
     const { logs, health } = agent;
     await fake.waitFor('the refusal logged', () => logs.text.includes('refused this agent'));
     await new Promise((resolve) => setTimeout(resolve, 1500));
-    // Each version it speaks is offered once (the newest, then the older one), then it waits.
-    expect(fake.upgrades).toBe(2);
+    // Each version it speaks is offered once (the newest, then each older one), then it waits.
+    expect(fake.upgrades).toBe(SUPPORTED_PROTOCOL_VERSIONS.length);
     const line = logs.entries().find((e) => String(e.msg).includes('refused this agent'));
     expect(line).toMatchObject({ level: 'error' });
     expect(String(line?.msg)).toMatch(/UNSUPPORTED_PROTOCOL.*trying again in 1 minute/);
@@ -74,8 +75,9 @@ describe('agent: a control plane that misbehaves', () => {
     fake.speaks = [1];
     agent = await startTestAgent({ url: fake.url, key: FAKE_KEY });
     await fake.waitFor('credit', () => fake.received('credit')[0]);
-    const [newest, older] = fake.received('hello');
-    expect([newest?.protocolVersion, older?.protocolVersion]).toEqual([2, 1]);
+    const hellos = fake.received('hello');
+    expect(hellos.map((hello) => hello.protocolVersion)).toEqual([3, 2, 1]);
+    const [newest, older] = [hellos[0], hellos.at(-1)];
     expect(newest?.engines).toBeDefined();
     expect(older).not.toHaveProperty('engines');
     const run = fake.run(apiCheck(target.url('/older-protocol')));
@@ -288,5 +290,47 @@ describe('agent: credit for freed slots', () => {
     await fake.waitFor('the waiting slot granted', () => regranted() >= 1);
     expect(Date.now() - sentAt).toBeLessThan(700);
     await fake.waitFor('the burst done', () => fake.results.size === 4);
+  });
+});
+
+describe('agent: runs sent ahead of their start (protocol version 3)', () => {
+  it('starts a run when its startInMs has passed, naming it as its own meanwhile', async () => {
+    await connectedAgent();
+    const run = { ...fake.run(apiCheck(target.url('/ahead'))), startInMs: 600 };
+    const sentAt = Date.now();
+    fake.send(run);
+    // Held, on its slot: a heartbeat names it, and the target has not seen it yet.
+    const heartbeats = fake.received('heartbeat').length;
+    const held = await fake.waitFor('a heartbeat', () => fake.received('heartbeat')[heartbeats]);
+    expect(held.running).toContain(run.runId);
+    expect(target.count('/ahead')).toBe(0);
+    await waitFor('the check at the target', () => target.count('/ahead') === 1);
+    expect(Date.now() - sentAt).toBeGreaterThanOrEqual(600);
+    const upload = await fake.waitFor('the result', () => fake.results.get(`${run.runId}:1`));
+    expect(upload.status).toBe('PASSED');
+  });
+
+  it('drops a run cancelled before its start and reports it CANCELLED, without running it', async () => {
+    await connectedAgent();
+    const run = { ...fake.run(apiCheck(target.url('/cancelled-ahead'))), startInMs: 800 };
+    fake.send(run);
+    await sleep(100);
+    fake.send({ type: 'cancel', runId: run.runId });
+    const upload = await fake.waitFor('the result', () => fake.results.get(`${run.runId}:1`));
+    expect(upload.status).toBe('CANCELLED');
+    await sleep(900);
+    expect(target.count('/cancelled-ahead')).toBe(0);
+  });
+
+  it('releases a run still waiting for its start when it shuts down', async () => {
+    const test = await connectedAgent();
+    const run = { ...fake.run(apiCheck(target.url('/released-ahead'))), startInMs: 5_000 };
+    fake.send(run);
+    await sleep(100);
+    await test.agent.stop();
+    agent = null;
+    expect(released()).toContain(run.runId);
+    expect(target.count('/released-ahead')).toBe(0);
+    expect(fake.results.has(`${run.runId}:1`)).toBe(false);
   });
 });

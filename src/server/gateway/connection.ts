@@ -8,14 +8,16 @@ import {
   CLOSE_CODES,
   type ControlMessage,
   type HelloMessage,
+  PROTOCOL_LIMITS,
+  RUNS_AHEAD_VERSION,
   SLOT_CLASSES,
   type SlotCounts,
   SUPPORTED_PROTOCOL_VERSIONS,
   slotClassOf,
 } from '../../protocol/index.js';
 import type { AuthContext } from '../auth/context.js';
-import { RunEffects } from '../queue/events.js';
-import { adoptRuns, leaseRuns, releaseRuns, renewLeases } from '../queue/lease.js';
+import { type DueWake, RunEffects } from '../queue/events.js';
+import { adoptRuns, leaseReach, leaseRuns, releaseRuns, renewLeases } from '../queue/lease.js';
 import { runMessageOf } from '../queue/run.js';
 import type { GatewayDeps } from './deps.js';
 import { type AgentIdentity, agentConnected, agentDisconnected, agentSeen, keyIsActive } from './presence.js';
@@ -69,6 +71,13 @@ export class AgentConnection {
    * for. While nothing changed since, credit alone does not send the agent to the store again.
    */
   private emptyAt: number | null = null;
+  /** The agent speaks protocol version 3 or later: lightweight runs go to it up to `startAheadMs` early. */
+  private runsAhead = false;
+  /**
+   * After a lease that took every lightweight run this agent could until `through` (ms), queued before `since`:
+   * the wake-ups at those runs' starts have nothing left for it.
+   */
+  private covered: { through: number; since: number } | null = null;
   private gathering: NodeJS.Timeout | null = null;
   private readonly timers: NodeJS.Timeout[] = [];
   private alive = true;
@@ -152,6 +161,29 @@ export class AgentConnection {
     await this.dispatchCredit();
   }
 
+  /** Runs start within `startAheadMs`: only an agent that takes runs ahead leases now. */
+  async dispatchAhead(): Promise<void> {
+    if (this.runsAhead) await this.dispatch();
+  }
+
+  /**
+   * Runs queued earlier start now: an agent that takes runs ahead was sent them already when a lease since their
+   * queueing reached past their start (browser-class runs are never sent ahead).
+   */
+  async dispatchDue(wake: DueWake): Promise<void> {
+    const covered = this.covered;
+    if (
+      this.runsAhead &&
+      !wake.browser &&
+      covered &&
+      covered.through >= wake.dueAt &&
+      covered.since >= wake.queuedAt
+    ) {
+      return;
+    }
+    await this.dispatch();
+  }
+
   /**
    * Credit trickles back a slot at a time while an agent works through many runs: it is gathered for up to
    * CREDIT_GATHER_MS, or until CREDIT_GATHER_SLOTS, so that one lease takes several runs instead of one each.
@@ -196,24 +228,31 @@ export class AgentConnection {
     const { db, clock, settings } = this.deps;
     const asked = { ...this.credits };
     const changes = this.queueChanges;
-    const runs = await leaseRuns(db, {
+    const now = clock();
+    const request = {
       ...this.leaser(),
       credits: asked,
       kinds: this.kinds,
       engines: this.engines,
-      now: clock(),
+      now,
       leaseTtlMs: settings.leaseTtlMs,
-    });
+      aheadMs: this.runsAhead ? PROTOCOL_LIMITS.startAheadMs : 0,
+    };
+    const runs = await leaseRuns(db, request);
     const unsent: string[] = [];
+    const sentAt = this.runsAhead ? clock() : undefined;
     this.socket.cork();
     try {
       for (const run of runs) {
         this.credits[slotClassOf(run.check_type)] -= 1;
-        if (this.ready && this.send(runMessageOf(run, this.deps.publicUrl))) this.held.add(run.id);
+        if (this.ready && this.send(runMessageOf(run, this.deps.publicUrl, sentAt))) this.held.add(run.id);
         else unsent.push(run.id);
       }
     } finally {
       this.socket.uncork();
+    }
+    if (request.aheadMs > 0 && asked.light > 0) {
+      this.covered = { through: leaseReach(request, runs), since: now.getTime() };
     }
     if (unsent.length > 0) await releaseRuns(db, this.leaser(), unsent, clock());
     const short = SLOT_CLASSES.every(
@@ -315,6 +354,7 @@ export class AgentConnection {
       .filter(([kind, capability]) => isCheckType(kind) && capability.available)
       .map(([kind]) => kind as CheckType);
     this.engines = hello.engines ?? null;
+    this.runsAhead = hello.protocolVersion >= RUNS_AHEAD_VERSION;
     const now = clock();
     await agentConnected(db, { ...this.identity(), keyId: this.auth.keyId, hello, now });
     for (const id of await adoptRuns(db, this.leaser(), hello.running, now, settings.leaseTtlMs))

@@ -8,7 +8,7 @@ import type { AuthContext } from '../auth/context.js';
 import { ApiError } from '../common/errors.js';
 import { Loop } from '../common/loop.js';
 import { pendingCancels } from '../queue/cancel.js';
-import { queueKey } from '../queue/events.js';
+import { type DueWake, queueKey } from '../queue/events.js';
 import { AgentConnection, connectionAuthOf } from './connection.js';
 import type { GatewayDeps } from './deps.js';
 
@@ -37,7 +37,12 @@ export class Gateway {
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: PROTOCOL_LIMITS.maxMessageBytes });
   private readonly connections = new Set<AgentConnection>();
   private readonly cancelPoll: Loop;
-  private readonly listeners: [event: 'enqueued' | 'cancel' | 'key-revoked', fn: (value: string) => void][];
+  private readonly listeners: [
+    event: 'enqueued' | 'ahead' | 'cancel' | 'key-revoked',
+    fn: (value: string) => void,
+  ][];
+  private readonly onDue = (queue: string, wake: DueWake) =>
+    this.nudge(queue, (connection) => connection.dispatchDue(wake));
   /** Set when stop() begins: agents that connect from then on are turned away (they go to another replica). */
   private stopping = false;
 
@@ -49,7 +54,8 @@ export class Gateway {
       deps.log,
     );
     this.listeners = [
-      ['enqueued', (queue) => this.nudge(queue)],
+      ['enqueued', (queue) => this.nudge(queue, (connection) => connection.dispatch())],
+      ['ahead', (queue) => this.nudge(queue, (connection) => connection.dispatchAhead())],
       ['cancel', (runId) => this.cancelLocally(runId)],
       ['key-revoked', (keyId) => this.revokeKey(keyId)],
     ];
@@ -73,12 +79,14 @@ export class Gateway {
 
   start(): void {
     for (const [event, fn] of this.listeners) this.deps.events.on(event, fn);
+    this.deps.events.on('due', this.onDue);
     this.cancelPoll.start();
   }
 
   async stop(): Promise<void> {
     this.stopping = true;
     for (const [event, fn] of this.listeners) this.deps.events.off(event, fn);
+    this.deps.events.off('due', this.onDue);
     await this.cancelPoll.stop();
     for (const connection of this.connections)
       connection.close(CLOSE_CODES.shuttingDown, 'server shutting down');
@@ -123,10 +131,10 @@ export class Gateway {
     void ready.dispatch();
   }
 
-  private nudge(queue: string): void {
+  private nudge(queue: string, dispatch: (connection: AgentConnection) => Promise<void>): void {
     for (const connection of this.connections) {
       if (connection.ready && queueKey(connection.auth.accountId, connection.auth.location) === queue) {
-        void connection.dispatch();
+        void dispatch(connection);
       }
     }
   }

@@ -1,4 +1,19 @@
 import { EventEmitter } from 'node:events';
+import type { CheckType } from '../../checks/index.js';
+import { slotClassOf } from '../../protocol/index.js';
+
+/**
+ * The times (ms) from which runs a queue got may be handed out, each saying whether a run of the browser class
+ * starts then (those are never sent ahead of their start, so their wake-up is always needed).
+ */
+export type DueTimes = Map<number, { browser: boolean }>;
+
+/** A wake-up at the start of runs queued earlier, at `queuedAt` (ms): see AgentConnection.dispatchDue. */
+export interface DueWake {
+  dueAt: number;
+  queuedAt: number;
+  browser: boolean;
+}
 
 /** What a transaction changed that others must hear about once it committed. */
 export class RunEffects {
@@ -8,7 +23,7 @@ export class RunEffects {
    * The times (ms) from which the runs a queue got may be handed out, by queue: RunServices wakes the queue at each
    * one still ahead (an interval claimed before it starts, a retry after its back-off).
    */
-  readonly dueLater = new Map<string, Set<number>>();
+  readonly dueLater = new Map<string, DueTimes>();
   readonly finishedSessions = new Set<string>();
   readonly finishedTestSessions = new Set<string>();
   /** Leased runs whose agents must be told to stop. */
@@ -23,22 +38,24 @@ export class RunEffects {
    * when they come due, not now: a lease now would find none of them (at 3,000 checks every 10 s, claims made a
    * second ahead cost one empty lease per agent each).
    */
-  queued(accountId: string, location: string, notBefore?: Date): void {
+  queued(accountId: string, location: string, later?: { notBefore: Date; checkType: CheckType }): void {
     const queue = queueKey(accountId, location);
-    if (notBefore) this.queuedFor(queue, notBefore.getTime());
+    if (later) this.queuedFor(queue, later.notBefore.getTime(), slotClassOf(later.checkType) === 'browser');
     else this.enqueued.add(queue);
   }
 
-  private queuedFor(queue: string, at: number): void {
-    const times = this.dueLater.get(queue) ?? new Set<number>();
-    times.add(at);
+  private queuedFor(queue: string, at: number, browser: boolean): void {
+    const times: DueTimes = this.dueLater.get(queue) ?? new Map();
+    times.set(at, { browser: browser || times.get(at)?.browser === true });
     this.dueLater.set(queue, times);
   }
 
   /** Takes in what another transaction changed. */
   absorb(other: RunEffects): void {
     for (const queue of other.enqueued) this.enqueued.add(queue);
-    for (const [queue, times] of other.dueLater) for (const at of times) this.queuedFor(queue, at);
+    for (const [queue, times] of other.dueLater) {
+      for (const [at, { browser }] of times) this.queuedFor(queue, at, browser);
+    }
     for (const id of other.finishedSessions) this.finishedSessions.add(id);
     for (const id of other.finishedTestSessions) this.finishedTestSessions.add(id);
     for (const id of other.cancelRuns) this.cancelRuns.add(id);
@@ -52,7 +69,12 @@ export function queueKey(accountId: string, location: string): string {
 }
 
 interface EventMap {
+  /** Runs a queue's agents may take now. */
   enqueued: [queue: string];
+  /** Runs start within `PROTOCOL_LIMITS.startAheadMs`: agents that take runs ahead of their start may take them. */
+  ahead: [queue: string];
+  /** Runs queued earlier start now. */
+  due: [queue: string, wake: DueWake];
   'session-finished': [sessionId: string];
   'test-session-finished': [testSessionId: string];
   cancel: [runId: string];

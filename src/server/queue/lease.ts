@@ -5,6 +5,12 @@ import { addMs } from './clock.js';
 import { RUN_EXPIRY_MS } from './rules.js';
 import type { RunRow } from './run.js';
 
+/**
+ * The most of an agent's free lightweight slots that runs not due yet may take: the rest stay for runs due now (a
+ * triggered check, a burst), which would otherwise wait behind them.
+ */
+const AHEAD_SHARE = 0.5;
+
 /** The engine of a PLAYWRIGHT check that names none (the check model's default). */
 const DEFAULT_ENGINE = 'node22';
 
@@ -22,10 +28,16 @@ export interface LeaseRequest extends Leaser {
   engines?: readonly string[] | null;
   now: Date;
   leaseTtlMs: number;
+  /**
+   * Lightweight runs that start within this many ms are leased too (an agent of protocol version 3 holds them
+   * until their start), on at most AHEAD_SHARE of the credit; 0 or absent: only runs due now. Browser-class runs are always leased when due: one
+   * waiting on a browser slot would keep a scarce slot from a run due now.
+   */
+  aheadMs?: number;
 }
 
 /**
- * Leases due runs, oldest first, at most `credits` of each slot class, in one statement: a `FOR UPDATE SKIP LOCKED`
+ * Leases due runs (and with `aheadMs`, lightweight runs about to be), oldest first, at most `credits` of each slot class, in one statement: a `FOR UPDATE SKIP LOCKED`
  * pick per slot class the leaser has credit and kinds for, and one update of them all. SKIP LOCKED lets any number
  * of leasers (agents, server replicas) pull from one queue without ever getting the same run.
  */
@@ -39,36 +51,61 @@ export async function leaseRuns(db: Db, request: LeaseRequest): Promise<RunRow[]
     addMs(request.now, request.leaseTtlMs),
     request.engines ? [...request.engines] : null,
   ];
-  const picks: { slotClass: string; sql: string }[] = [];
+  const param = (value: unknown) => `$${params.push(value)}`;
+  const picks: { name: string; sql: string }[] = [];
+  const pick = (name: string, slotClass: string, kinds: string, due: string, limit: string) =>
+    picks.push({
+      name,
+      sql: `${name} AS (
+         SELECT id FROM runs
+          WHERE account_id = $1 AND location = $2 AND status = 'queued' AND slot_class = '${slotClass}'
+            AND check_type = ANY(${kinds}::text[]) AND ${due} AND expires_at > $3
+            AND ($6::text[] IS NULL OR check_type <> 'PLAYWRIGHT'
+                 OR COALESCE(payload->'check'->>'engine', '${DEFAULT_ENGINE}') = ANY($6::text[]))
+          ORDER BY scheduled_at, id
+          LIMIT ${limit}
+          FOR UPDATE SKIP LOCKED)`,
+    });
   for (const slotClass of SLOT_CLASSES) {
     const limit = request.credits[slotClass];
     const kinds = request.kinds.filter((kind) => slotClassOf(kind) === slotClass);
     if (limit <= 0 || kinds.length === 0) continue;
-    params.push(kinds, limit);
-    const [kindsAt, limitAt] = [params.length - 1, params.length];
-    picks.push({
-      slotClass,
-      sql: `${slotClass} AS (
-         SELECT id FROM runs
-          WHERE account_id = $1 AND location = $2 AND status = 'queued' AND slot_class = '${slotClass}'
-            AND check_type = ANY($${kindsAt}::text[]) AND not_before <= $3 AND expires_at > $3
-            AND ($6::text[] IS NULL OR check_type <> 'PLAYWRIGHT'
-                 OR COALESCE(payload->'check'->>'engine', '${DEFAULT_ENGINE}') = ANY($6::text[]))
-          ORDER BY scheduled_at, id
-          LIMIT $${limitAt}
-          FOR UPDATE SKIP LOCKED)`,
-    });
+    const [kindsAt, limitAt] = [param(kinds), param(limit)];
+    pick(slotClass, slotClass, kindsAt, 'not_before <= $3', limitAt);
+    const aheadMs = slotClass === 'light' ? (request.aheadMs ?? 0) : 0;
+    if (aheadMs <= 0) continue;
+    // Runs not due yet take what the due ones left, and at most a share of it.
+    const horizon = param(addMs(request.now, aheadMs));
+    const share = param(Math.floor(limit * AHEAD_SHARE));
+    const left = `LEAST(${share}, ${limitAt} - (SELECT count(*) FROM ${slotClass}))`;
+    pick(`${slotClass}_ahead`, slotClass, kindsAt, `not_before > $3 AND not_before <= ${horizon}`, left);
   }
   if (picks.length === 0) return [];
-  const picked = picks.map((pick) => `SELECT id FROM ${pick.slotClass}`).join(' UNION ALL ');
+  const picked = picks.map(({ name }) => `SELECT id FROM ${name}`).join(' UNION ALL ');
   const rows = await db.query<RunRow>(
-    `WITH ${picks.map((pick) => pick.sql).join(',\n       ')}
+    `WITH ${picks.map(({ sql }) => sql).join(',\n       ')}
        UPDATE runs SET status = 'leased', agent_id = $4, lease_expires_at = $5, leases = runs.leases + 1
          FROM (${picked}) picked WHERE runs.id = picked.id
        RETURNING runs.*`,
     params,
   );
   return rows.sort((a, b) => a.scheduled_at.getTime() - b.scheduled_at.getTime());
+}
+
+/**
+ * Until when (ms) a lease with `aheadMs` left no lightweight run that was queued before it: its horizon when it
+ * took fewer runs than it could, else just before the start of the last run it took (runs are leased in order of
+ * their start, a run's `scheduled_at` being its `not_before`).
+ */
+export function leaseReach(request: LeaseRequest, runs: readonly RunRow[]): number {
+  const now = request.now.getTime();
+  const light = runs.filter((run) => slotClassOf(run.check_type) === 'light');
+  const limit = request.credits.light;
+  const due = light.filter((run) => run.not_before.getTime() <= now).length;
+  const aheadLimit = Math.min(Math.floor(limit * AHEAD_SHARE), limit - due);
+  const last = light.at(-1);
+  if (due < limit && light.length - due < aheadLimit) return now + (request.aheadMs ?? 0);
+  return last ? last.not_before.getTime() - 1 : now;
 }
 
 /** Extends the leases of runs an agent says it is running (heartbeat); returns the ids renewed. */

@@ -41,8 +41,12 @@ export interface RunRow {
   result_id: string | null;
 }
 
-/** The `run` message that hands a leased run to its agent; `publicUrl` is where the agent fetches its bundle. */
-export function runMessageOf(run: RunRow, publicUrl: string): RunMessage {
+/**
+ * The `run` message that hands a leased run to its agent; `publicUrl` is where the agent fetches its bundle. With
+ * `sentAt` (an agent that takes runs ahead of their start), a run not due yet says how long the agent holds it.
+ */
+export function runMessageOf(run: RunRow, publicUrl: string, sentAt?: Date): RunMessage {
+  const startInMs = sentAt ? run.not_before.getTime() - sentAt.getTime() : 0;
   return {
     type: 'run',
     runId: run.id,
@@ -54,5 +58,6 @@ export function runMessageOf(run: RunRow, publicUrl: string): RunMessage {
     inheritedVariables: run.payload.inheritedVariables,
     clientCertificates: run.payload.clientCertificates,
     leaseExpiresAt: new Date(run.lease_expires_at ?? Date.now()).toISOString(),
+    ...(startInMs > 0 ? { startInMs } : {}),
   };
 }

@@ -1,43 +1,94 @@
+import { PROTOCOL_LIMITS } from '../../protocol/index.js';
+import type { DueTimes, DueWake } from './events.js';
+
 /** Timers that fire within this much of each other wake a queue once. */
 const COALESCE_MS = 10;
+
+/** What the wake-ups call: a queue's dispatch, by what came due. */
+export interface WakeTargets {
+  /** Runs are due now. */
+  enqueued(queue: string): void;
+  /** Runs start within `PROTOCOL_LIMITS.startAheadMs` (for agents that take them ahead of their start). */
+  ahead(queue: string): void;
+  /** Runs queued earlier start now. */
+  due(queue: string, wake: DueWake): void;
+}
 
 /**
  * Wakes a queue's dispatch when runs queued for later (a scheduled interval claimed before it starts, a retry
  * after its back-off) become due, instead of at the gateway's next poll. Runs queued on other replicas are found
- * by that poll.
+ * by that poll. Besides the wake-up at each start, a queue is woken once per `startAheadMs` window ahead of the
+ * runs starting in it: an agent that takes runs ahead leases that window's runs at once, and then lets the
+ * wake-ups at their starts pass (AgentConnection.dispatchDue).
  */
 export class QueueWakeups {
-  private readonly timers = new Map<string, NodeJS.Timeout>();
+  private readonly timers = new Map<string, { timer: NodeJS.Timeout; wake: DueWake | null }>();
 
   constructor(
-    private readonly wake: (queue: string) => void,
+    private readonly targets: WakeTargets,
     private readonly clock: () => Date,
   ) {}
 
-  /** Wakes each queue that got runs due now at once, and arms a wake-up per queue and future time. */
-  schedule(dueLater: ReadonlyMap<string, ReadonlySet<number>>): void {
+  /** Wakes each queue that got runs due now at once, and arms its wake-ups for the runs due later. */
+  schedule(dueLater: ReadonlyMap<string, DueTimes>): void {
     const now = this.clock().getTime();
+    const ahead = PROTOCOL_LIMITS.startAheadMs;
     for (const [queue, times] of dueLater) {
-      if ([...times].some((time) => time <= now)) this.wake(queue);
-      for (const time of times) {
+      let dueNow = false;
+      let aheadNow = false;
+      for (const [time, { browser }] of times) {
+        if (time <= now) {
+          dueNow = true;
+          continue;
+        }
         const at = Math.ceil(time / COALESCE_MS) * COALESCE_MS;
-        const key = `${queue}\0${at}`;
-        if (time <= now || this.timers.has(key)) continue;
-        const timer = setTimeout(
-          () => {
-            this.timers.delete(key);
-            this.wake(queue);
-          },
-          at - now + 1,
+        this.arm(`${queue}\0${at}`, at, now, { dueAt: time, queuedAt: now, browser }, (wake) =>
+          this.targets.due(queue, wake),
         );
-        timer.unref();
-        this.timers.set(key, timer);
+        // The first multiple of `ahead` at most `ahead` before the start: a run starting on a whole second is
+        // taken the second before, not at its start.
+        const window = Math.ceil((time - ahead) / ahead) * ahead;
+        if (window <= now) aheadNow = true;
+        else this.arm(`${queue}\0ahead\0${window}`, window, now, null, () => this.targets.ahead(queue));
       }
+      if (dueNow) this.targets.enqueued(queue);
+      else if (aheadNow) this.targets.ahead(queue);
     }
   }
 
+  /** One timer per key; a wake-up armed again carries the latest start, the later queueing and any browser run. */
+  private arm(
+    key: string,
+    at: number,
+    now: number,
+    wake: DueWake | null,
+    fire: (wake: DueWake) => void,
+  ): void {
+    const armed = this.timers.get(key);
+    if (armed) {
+      if (armed.wake && wake) {
+        armed.wake = {
+          dueAt: Math.max(armed.wake.dueAt, wake.dueAt),
+          queuedAt: wake.queuedAt,
+          browser: armed.wake.browser || wake.browser,
+        };
+      }
+      return;
+    }
+    const entry = { timer: undefined as unknown as NodeJS.Timeout, wake };
+    entry.timer = setTimeout(
+      () => {
+        this.timers.delete(key);
+        fire(entry.wake ?? { dueAt: at, queuedAt: now, browser: false });
+      },
+      at - now + 1,
+    );
+    entry.timer.unref();
+    this.timers.set(key, entry);
+  }
+
   stop(): void {
-    for (const timer of this.timers.values()) clearTimeout(timer);
+    for (const { timer } of this.timers.values()) clearTimeout(timer);
     this.timers.clear();
   }
 }

@@ -105,7 +105,14 @@ export class RunServices implements RunsContext {
     this.completionPollMs = settings.completionPollMs;
     this.agentFreshMs = settings.leaseTtlMs;
     this.gateway = new Gateway({ db, clock: this.clock, events: this.events, log, settings, publicUrl });
-    this.wakeups = new QueueWakeups((queue) => this.events.emit('enqueued', queue), this.clock);
+    this.wakeups = new QueueWakeups(
+      {
+        enqueued: (queue) => this.events.emit('enqueued', queue),
+        ahead: (queue) => this.events.emit('ahead', queue),
+        due: (queue, wake) => this.events.emit('due', queue, wake),
+      },
+      this.clock,
+    );
     this.alerts = new AlertDelivery(db, { publicUrl, alerting }, this.clock, log);
     this.deliveryLoop = new Loop(
       'alert delivery',

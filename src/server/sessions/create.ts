@@ -80,7 +80,12 @@ export async function createCheckSessions(
     }),
   );
   for (const { plan } of sessions) {
-    for (const location of plan.locations) effects.queued(plan.check.accountId, location, plan.now);
+    for (const location of plan.locations) {
+      effects.queued(plan.check.accountId, location, {
+        notBefore: plan.now,
+        checkType: plan.check.checkType,
+      });
+    }
   }
   return ids;
 }

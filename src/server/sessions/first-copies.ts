@@ -126,7 +126,7 @@ async function enqueueRetries(tx: Db, decided: readonly Decided[], effects: RunE
     retries.map((r) => r.retry),
   );
   for (const { session, retry } of retries) {
-    effects.queued(retry.accountId, retry.location, retry.dueAt);
+    effects.queued(retry.accountId, retry.location, { notBefore: retry.dueAt, checkType: retry.checkType });
     if (session.run_locations.includes(retry.location)) continue;
     await tx.query(
       'UPDATE check_sessions SET run_locations = array_append(run_locations, $2::text) WHERE id = $1',

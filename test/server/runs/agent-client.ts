@@ -62,10 +62,19 @@ export class TestAgent {
     baseUrl: string,
     key: string,
     accountId: string,
-    options: { agentId?: string; unavailable?: CheckType[]; running?: string[] } = {},
+    options: {
+      agentId?: string;
+      unavailable?: CheckType[];
+      running?: string[];
+      protocolVersion?: number;
+    } = {},
   ): Promise<TestAgent> {
     const agent = await TestAgent.open(baseUrl, key, accountId, options.agentId);
-    agent.hello({ unavailable: options.unavailable, running: options.running });
+    agent.hello({
+      unavailable: options.unavailable,
+      running: options.running,
+      protocolVersion: options.protocolVersion,
+    });
     await agent.next('welcome');
     return agent;
   }

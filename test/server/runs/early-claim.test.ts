@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { intervalAt, scheduleOf } from '../../../src/checks/schedule.js';
+import { PROTOCOL_LIMITS } from '../../../src/protocol/index.js';
 import { CLAIM_SOON_MS } from '../../../src/server/scheduler/tick.js';
 import {
   createApiCheck,
@@ -13,29 +14,32 @@ import { TestAgent } from './agent-client.js';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * On the real clock: an interval claimed before it starts is handed to a connected agent when it starts, not
- * before, and without waiting for the gateway's poll (set here to ten minutes, so only the wake-up can send it).
+ * On the real clock: an interval claimed before it starts is handed to a connected agent without waiting for the
+ * gateway's poll (set here to ten minutes, so only the wake-ups can send it): to an agent of protocol version 2
+ * when it starts, not before; to one of version 3 within `startAheadMs` before, with the wait until its start.
  */
 describe.each(STORES)('an interval claimed early (%s)', (store) => {
   let server: TestServer;
-  let agent: TestAgent;
+  const agents: TestAgent[] = [];
 
   beforeAll(async () => {
     server = await startTestServer(store, { runs: { background: false, dispatchPollMs: 600_000 } });
   });
   afterAll(async () => {
-    agent?.close();
+    for (const agent of agents) agent.close();
     await server?.close();
   });
 
-  it('reaches the agent at its start', async () => {
-    const location = await createLocation(server, 'early');
+  it.each([2, 3])('reaches an agent of protocol version %i in time', async (protocolVersion) => {
+    const slug = `early-v${protocolVersion}`;
+    const location = await createLocation(server, slug);
     const checkId = await createApiCheck(server, {
       frequency: 0,
       frequencyOffset: 10,
-      privateLocations: ['early'],
+      privateLocations: [slug],
     });
-    agent = await TestAgent.connect(server.url, location.key, server.accountId);
+    const agent = await TestAgent.connect(server.url, location.key, server.accountId, { protocolVersion });
+    agents.push(agent);
     agent.credit(10);
     const schedule = scheduleOf(0, 10, checkId);
     await server.server.runs.scheduleTick(); // the current interval: at once
@@ -63,9 +67,18 @@ describe.each(STORES)('an interval claimed early (%s)', (store) => {
     await server.server.runs.scheduleTick();
     expect(await latestClaim()).toBe(start);
 
-    // A wait, not a goal: only the wake-up can send it (the poll is ten minutes away).
+    // A wait, not a goal: only the wake-ups can send it (the poll is ten minutes away).
     const run = await agent.next('run', 30_000);
-    expect(Date.now()).toBeGreaterThanOrEqual(start);
+    const arrived = Date.now();
     expect(run.check).toMatchObject({ id: checkId });
+    if (protocolVersion === 2) {
+      expect(arrived).toBeGreaterThanOrEqual(start);
+      expect(run.startInMs).toBeUndefined();
+    } else {
+      // Sent at the start of the second that holds its start, saying how long to wait: the two add up to it.
+      expect(arrived).toBeLessThan(start);
+      expect(arrived).toBeGreaterThanOrEqual(start - PROTOCOL_LIMITS.startAheadMs);
+      expect(Math.abs(arrived + (run.startInMs ?? 0) - start)).toBeLessThan(100);
+    }
   });
 });

@@ -1,6 +1,6 @@
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLOSE_CODES, PROTOCOL_LIMITS } from '../../../src/protocol/index.js';
+import { CLOSE_CODES, PROTOCOL_LIMITS, PROTOCOL_VERSION } from '../../../src/protocol/index.js';
 import {
   createApiCheck,
   createLocation,
@@ -91,6 +91,8 @@ describe.each(STORES)('the agent gateway (%s)', (store) => {
     expect(await v1.next('welcome')).toMatchObject({ protocolVersion: 1 });
     const v2 = await hello({ protocolVersion: 2 });
     expect(await v2.next('welcome')).toMatchObject({ protocolVersion: 2 });
+    const v3 = await hello({ protocolVersion: 3 });
+    expect(await v3.next('welcome')).toMatchObject({ protocolVersion: 3 });
     const v1WithEngines = await hello({ protocolVersion: 1, engines: ['node22'] });
     expect(await v1WithEngines.next('error')).toMatchObject({
       code: 'BAD_MESSAGE',
@@ -99,7 +101,7 @@ describe.each(STORES)('the agent gateway (%s)', (store) => {
     // A newer agent's hello may hold fields this server does not know: the version is refused, not the message.
     const future = await TestAgent.open(server.url, location.key, server.accountId);
     agents.push(future);
-    future.send({ type: 'hello', protocolVersion: 3, somethingNew: true });
+    future.send({ type: 'hello', protocolVersion: PROTOCOL_VERSION + 1, somethingNew: true });
     expect(await future.next('error')).toMatchObject({ code: 'UNSUPPORTED_PROTOCOL' });
     expect(await future.closed()).toBe(CLOSE_CODES.unsupportedProtocol);
   });
@@ -111,7 +113,7 @@ describe.each(STORES)('the agent gateway (%s)', (store) => {
     agent.hello();
     expect(await agent.next('welcome')).toEqual({
       type: 'welcome',
-      protocolVersion: 2,
+      protocolVersion: PROTOCOL_VERSION,
       location: location.slugName,
       heartbeatIntervalMs: 500,
       leaseTtlMs: PROTOCOL_LIMITS.leaseTtlMs,
