@@ -108,6 +108,15 @@ export function leaseReach(request: LeaseRequest, runs: readonly RunRow[]): numb
   return last ? last.not_before.getTime() - 1 : now;
 }
 
+/**
+ * The ids of the runs matching `where`, locked in id order, as every statement that locks many runs does
+ * (lockRuns): an update of a list of runs in no order (a heartbeat naming hundreds of runs) deadlocked with the
+ * recording of a batch of their results, and the failed heartbeat closed the agent's connection.
+ */
+function inIdOrder(where: string): string {
+  return `SELECT id FROM runs WHERE ${where} ORDER BY id FOR UPDATE`;
+}
+
 /** Extends the leases of runs an agent says it is running (heartbeat); returns the ids renewed. */
 export async function renewLeases(
   db: Db,
@@ -119,7 +128,8 @@ export async function renewLeases(
   if (runIds.length === 0) return [];
   const rows = await db.query<{ id: string }>(
     `UPDATE runs SET lease_expires_at = $5
-      WHERE id = ANY($1::text[]) AND account_id = $2 AND location = $3 AND agent_id = $4 AND status = 'leased'
+      WHERE id IN (${inIdOrder(`id = ANY($1::text[]) AND account_id = $2 AND location = $3 AND agent_id = $4
+                                 AND status = 'leased'`)})
       RETURNING id`,
     [runIds, leaser.accountId, leaser.location, leaser.agentId, addMs(now, leaseTtlMs)],
   );
@@ -140,8 +150,8 @@ export async function adoptRuns(
   if (runIds.length === 0) return [];
   const rows = await db.query<{ id: string }>(
     `UPDATE runs SET status = 'leased', agent_id = $4, lease_expires_at = $5
-      WHERE id = ANY($1::text[]) AND account_id = $2 AND location = $3
-        AND (status = 'queued' OR (status = 'leased' AND agent_id = $4))
+      WHERE id IN (${inIdOrder(`id = ANY($1::text[]) AND account_id = $2 AND location = $3
+                                 AND (status = 'queued' OR (status = 'leased' AND agent_id = $4))`)})
       RETURNING id`,
     [runIds, leaser.accountId, leaser.location, leaser.agentId, addMs(now, leaseTtlMs)],
   );
@@ -162,8 +172,8 @@ export async function releaseRuns(
   const rows = await db.query<{ id: string }>(
     `UPDATE runs SET status = 'queued', agent_id = NULL, lease_expires_at = NULL,
             expires_at = GREATEST(expires_at, $5)
-      WHERE id = ANY($1::text[]) AND account_id = $2 AND location = $3 AND agent_id = $4 AND status = 'leased'
-        AND cancel_requested_at IS NULL
+      WHERE id IN (${inIdOrder(`id = ANY($1::text[]) AND account_id = $2 AND location = $3 AND agent_id = $4
+                                 AND status = 'leased' AND cancel_requested_at IS NULL`)})
       RETURNING id`,
     [runIds, leaser.accountId, leaser.location, leaser.agentId, addMs(now, RUN_EXPIRY_MS)],
   );
