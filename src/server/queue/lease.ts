@@ -10,6 +10,7 @@ import type { RunRow } from './run.js';
  * triggered check, a burst), which would otherwise wait behind them.
  */
 const AHEAD_SHARE = 0.5;
+const aheadShareOf = (credit: number) => Math.floor(credit * AHEAD_SHARE);
 
 /** The engine of a PLAYWRIGHT check that names none (the check model's default). */
 const DEFAULT_ENGINE = 'node22';
@@ -30,16 +31,17 @@ export interface LeaseRequest extends Leaser {
   leaseTtlMs: number;
   /**
    * Lightweight runs that start within this many ms are leased too (an agent of protocol version 3 holds them
-   * until their start), on at most AHEAD_SHARE of the credit; 0 or absent: only runs due now. Browser-class runs are always leased when due: one
-   * waiting on a browser slot would keep a scarce slot from a run due now.
+   * until their start), on at most AHEAD_SHARE of the credit; 0 or absent: only runs due now. Browser-class runs
+   * are always leased when due: one waiting on a browser slot would keep a scarce slot from a run due now.
    */
   aheadMs?: number;
 }
 
 /**
- * Leases due runs (and with `aheadMs`, lightweight runs about to be), oldest first, at most `credits` of each slot class, in one statement: a `FOR UPDATE SKIP LOCKED`
- * pick per slot class the leaser has credit and kinds for, and one update of them all. SKIP LOCKED lets any number
- * of leasers (agents, server replicas) pull from one queue without ever getting the same run.
+ * Leases due runs (and with `aheadMs`, lightweight runs about to be), oldest first, at most `credits` of each slot
+ * class, in one statement: a `FOR UPDATE SKIP LOCKED` pick per slot class the leaser has credit and kinds for (and
+ * one for the runs ahead), and one update of them all. SKIP LOCKED lets any number of leasers (agents, server
+ * replicas) pull from one queue without ever getting the same run.
  */
 export async function leaseRuns(db: Db, request: LeaseRequest): Promise<RunRow[]> {
   // $1 account, $2 location, $3 now, $4 agent, $5 lease expiry, $6 engines; then kinds and limit of each class.
@@ -76,7 +78,7 @@ export async function leaseRuns(db: Db, request: LeaseRequest): Promise<RunRow[]
     if (aheadMs <= 0) continue;
     // Runs not due yet take what the due ones left, and at most a share of it.
     const horizon = param(addMs(request.now, aheadMs));
-    const share = param(Math.floor(limit * AHEAD_SHARE));
+    const share = param(aheadShareOf(limit));
     const left = `LEAST(${share}, ${limitAt} - (SELECT count(*) FROM ${slotClass}))`;
     pick(`${slotClass}_ahead`, slotClass, kindsAt, `not_before > $3 AND not_before <= ${horizon}`, left);
   }
@@ -102,7 +104,7 @@ export function leaseReach(request: LeaseRequest, runs: readonly RunRow[]): numb
   const light = runs.filter((run) => slotClassOf(run.check_type) === 'light');
   const limit = request.credits.light;
   const due = light.filter((run) => run.not_before.getTime() <= now).length;
-  const aheadLimit = Math.min(Math.floor(limit * AHEAD_SHARE), limit - due);
+  const aheadLimit = Math.min(aheadShareOf(limit), limit - due);
   const last = light.at(-1);
   if (due < limit && light.length - due < aheadLimit) return now + (request.aheadMs ?? 0);
   return last ? last.not_before.getTime() - 1 : now;

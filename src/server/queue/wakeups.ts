@@ -22,7 +22,9 @@ export interface WakeTargets {
  * wake-ups at their starts pass (AgentConnection.dispatchDue).
  */
 export class QueueWakeups {
-  private readonly timers = new Map<string, { timer: NodeJS.Timeout; wake: DueWake | null }>();
+  private readonly timers = new Map<string, NodeJS.Timeout>();
+  /** What each armed wake-up at a start carries, by its timer's key. */
+  private readonly dueWakes = new Map<string, DueWake>();
 
   constructor(
     private readonly targets: WakeTargets,
@@ -41,54 +43,52 @@ export class QueueWakeups {
           dueNow = true;
           continue;
         }
-        const at = Math.ceil(time / COALESCE_MS) * COALESCE_MS;
-        this.arm(`${queue}\0${at}`, at, now, { dueAt: time, queuedAt: now, browser }, (wake) =>
-          this.targets.due(queue, wake),
-        );
+        this.armDue(queue, time, now, browser);
         // The first multiple of `ahead` at most `ahead` before the start: a run starting on a whole second is
         // taken the second before, not at its start.
         const window = Math.ceil((time - ahead) / ahead) * ahead;
         if (window <= now) aheadNow = true;
-        else this.arm(`${queue}\0ahead\0${window}`, window, now, null, () => this.targets.ahead(queue));
+        else this.arm(`${queue}\0ahead\0${window}`, window, now, () => this.targets.ahead(queue));
       }
       if (dueNow) this.targets.enqueued(queue);
       else if (aheadNow) this.targets.ahead(queue);
     }
   }
 
-  /** One timer per key; a wake-up armed again carries the latest start, the later queueing and any browser run. */
-  private arm(
-    key: string,
-    at: number,
-    now: number,
-    wake: DueWake | null,
-    fire: (wake: DueWake) => void,
-  ): void {
-    const armed = this.timers.get(key);
-    if (armed) {
-      if (armed.wake && wake) {
-        armed.wake = {
-          dueAt: Math.max(armed.wake.dueAt, wake.dueAt),
-          queuedAt: wake.queuedAt,
-          browser: armed.wake.browser || wake.browser,
-        };
-      }
-      return;
-    }
-    const entry = { timer: undefined as unknown as NodeJS.Timeout, wake };
-    entry.timer = setTimeout(
+  /** A wake-up at each run's start; one armed again carries the latest start, later queueing and any browser run. */
+  private armDue(queue: string, time: number, now: number, browser: boolean): void {
+    const at = Math.ceil(time / COALESCE_MS) * COALESCE_MS;
+    const key = `${queue}\0${at}`;
+    const earlier = this.dueWakes.get(key);
+    this.dueWakes.set(key, {
+      dueAt: Math.max(earlier?.dueAt ?? time, time),
+      queuedAt: now,
+      browser: browser || earlier?.browser === true,
+    });
+    this.arm(key, at, now, () => {
+      const wake = this.dueWakes.get(key);
+      this.dueWakes.delete(key);
+      if (wake) this.targets.due(queue, wake);
+    });
+  }
+
+  /** One timer per key. */
+  private arm(key: string, at: number, now: number, fire: () => void): void {
+    if (this.timers.has(key)) return;
+    const timer = setTimeout(
       () => {
         this.timers.delete(key);
-        fire(entry.wake ?? { dueAt: at, queuedAt: now, browser: false });
+        fire();
       },
       at - now + 1,
     );
-    entry.timer.unref();
-    this.timers.set(key, entry);
+    timer.unref();
+    this.timers.set(key, timer);
   }
 
   stop(): void {
-    for (const { timer } of this.timers.values()) clearTimeout(timer);
+    for (const timer of this.timers.values()) clearTimeout(timer);
     this.timers.clear();
+    this.dueWakes.clear();
   }
 }
