@@ -121,6 +121,7 @@ export async function startAgent(config: AgentConfig, options: AgentOptions = {}
     retry: options.deliveryRetry ?? { baseMs: 1000, maxMs: 30_000 },
     peerProtocolVersion: () => connection.protocolVersion,
     batchLingerMs: options.resultBatchLingerMs,
+    runsInProgress: () => ledger.busy(),
     onDelivered: () => metrics.deliveredResult(),
   });
 

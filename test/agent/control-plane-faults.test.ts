@@ -127,6 +127,27 @@ describe('agent: a control plane that misbehaves', () => {
     await waitFor('an empty spool', async () => (await spooled(agent?.dataDir ?? '')) === 0);
   });
 
+  it('holds a result for company while a run is in progress, and sends a batch at once when none is', async () => {
+    // A linger of a minute: a result that waited for it would never arrive within the test's waits.
+    await connectedAgent({ JOB_CONCURRENCY: '10' }, { resultBatchLingerMs: 60_000 });
+    const quick = fake.run(apiCheck(target.url('/company-quick')));
+    const slow = fake.run(apiCheck(target.url('/company-slow?hold')));
+    fake.send(slow);
+    fake.send(quick);
+    await waitFor('the slow request held', () => target.held('/company-slow') === 1);
+    await waitFor('the quick result spooled', async () => (await spooled(agent?.dataDir ?? '')) === 1);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(fake.batches).toEqual([]);
+    target.release('/company-slow');
+    const keys = [quick, slow].map((run) => `${run.runId}:1`);
+    await fake.waitFor('both results', () => keys.every((key) => fake.results.has(key)));
+    expect(fake.batches).toEqual([keys]);
+    const lone = fake.run(apiCheck(target.url('/company-lone')));
+    fake.send(lone);
+    await fake.waitFor('the lone result', () => fake.results.get(`${lone.runId}:1`));
+    expect(fake.batches.at(-1)).toEqual([`${lone.runId}:1`]);
+  });
+
   it('sends the results of a batch the control plane refuses as a whole one by one', async () => {
     const { logs } = await connectedAgent({}, { resultBatchLingerMs: 500 });
     fake.batchStatus = 404;

@@ -57,6 +57,11 @@ export class SlotLedger {
     return Math.max(0, this.capacity[slotClass] - this.held[slotClass] - this.granted[slotClass]);
   }
 
+  /** Whether some run holds a slot: its result may come soon. */
+  busy(): boolean {
+    return SLOT_CLASSES.some((c) => this.held[c] > 0);
+  }
+
   free(slotClass: SlotClass): number {
     return Math.max(0, this.capacity[slotClass] - this.held[slotClass]);
   }

@@ -81,6 +81,11 @@ export async function enqueueNotifications(
   }
 }
 
+const NOTIFICATION_DUE = "status = 'PENDING' AND next_attempt_at <= $1";
+
+/** Whether a notification is due at `$1` (src/server/scheduler/sweeps.ts). */
+export const DELIVERY_PROBE = `EXISTS (SELECT 1 FROM alert_notifications WHERE ${NOTIFICATION_DUE})`;
+
 /**
  * Takes up to `limit` due notifications for this replica: each is leased by moving its next attempt past
  * `leaseUntil`, so no other replica takes it while it is being sent (nor after a crash, until then).
@@ -95,7 +100,7 @@ export async function claimDueNotifications(
   return db.query<NotificationRow>(
     `UPDATE alert_notifications SET next_attempt_at = $2, attempts = attempts + 1
       WHERE id IN (SELECT id FROM alert_notifications
-                    WHERE status = 'PENDING' AND next_attempt_at <= $1
+                    WHERE ${NOTIFICATION_DUE}
                     ORDER BY next_attempt_at, seq LIMIT $3 FOR UPDATE SKIP LOCKED)
       RETURNING *`,
     [now, leaseUntil, limit],

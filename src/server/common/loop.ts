@@ -1,14 +1,19 @@
 import type { FastifyBaseLogger } from 'fastify';
 
-/** Calls `fn` every `intervalMs`, never twice at once; an error is logged and the loop goes on. */
+/**
+ * Calls `fn` every `intervalMs` (null: only when woken), never twice at once; an error is logged and the loop goes
+ * on.
+ */
 export class Loop {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
   private stopped = true;
+  /** A wake waits for the run in progress. */
+  private woken = false;
 
   constructor(
     private readonly name: string,
-    private readonly intervalMs: number,
+    private readonly intervalMs: number | null,
     private readonly fn: () => Promise<void>,
     private readonly log: FastifyBaseLogger,
   ) {}
@@ -16,7 +21,7 @@ export class Loop {
   start(): void {
     if (!this.stopped) return;
     this.stopped = false;
-    this.schedule(0);
+    if (this.intervalMs !== null) this.schedule(0);
   }
 
   /** Runs once now (or waits for the run in progress); for tests and for shutdown. */
@@ -30,9 +35,18 @@ export class Loop {
     await this.running;
   }
 
-  /** Runs once soon, unless stopped: something happened that the loop's next run would act on. */
+  /**
+   * Runs once soon, unless stopped: something happened that the loop's next run would act on. Wakes while a run is
+   * in progress come to one run after it.
+   */
   wake(): void {
-    if (!this.stopped) void this.runOnce();
+    if (this.stopped || this.woken) return;
+    this.woken = true;
+    void (async () => {
+      while (this.running) await this.running;
+      this.woken = false;
+      await this.runOnce();
+    })();
   }
 
   async stop(): Promise<void> {
@@ -46,7 +60,7 @@ export class Loop {
     this.timer = setTimeout(async () => {
       if (this.stopped) return;
       await this.runOnce();
-      if (!this.stopped) this.schedule(this.intervalMs);
+      if (!this.stopped && this.intervalMs !== null) this.schedule(this.intervalMs);
     }, delayMs);
     this.timer.unref();
   }

@@ -19,6 +19,7 @@ import type { AuthContext } from '../auth/context.js';
 import { type DueWake, RunEffects } from '../queue/events.js';
 import { adoptRuns, leaseReach, leaseRuns, releaseRuns, renewLeases } from '../queue/lease.js';
 import { runMessageOf } from '../queue/run.js';
+import { againOnConflict } from '../queue/transact.js';
 import type { GatewayDeps } from './deps.js';
 import { type AgentIdentity, agentConnected, agentDisconnected, agentSeen, keyIsActive } from './presence.js';
 
@@ -79,6 +80,8 @@ export class AgentConnection {
    */
   private covered: { through: number; since: number } | null = null;
   private gathering: NodeJS.Timeout | null = null;
+  /** The poll: a lease at least every `dispatchPollMs` (runs another replica queued); any lease puts it off. */
+  private readonly pollTimer: NodeJS.Timeout;
   private readonly timers: NodeJS.Timeout[] = [];
   private alive = true;
 
@@ -110,9 +113,9 @@ export class AgentConnection {
       this.alive = false;
       this.ws.ping();
     }, deps.settings.pingIntervalMs);
-    const pollTimer = setInterval(() => void this.dispatch(), deps.settings.dispatchPollMs);
-    for (const timer of [helloTimer, pingTimer, pollTimer]) timer.unref();
-    this.timers.push(helloTimer, pingTimer, pollTimer);
+    this.pollTimer = setInterval(() => void this.dispatch(), deps.settings.dispatchPollMs);
+    for (const timer of [helloTimer, pingTimer, this.pollTimer]) timer.unref();
+    this.timers.push(helloTimer, pingTimer, this.pollTimer);
   }
 
   get ready(): boolean {
@@ -238,6 +241,9 @@ export class AgentConnection {
       leaseTtlMs: settings.leaseTtlMs,
       aheadMs: this.runsAhead ? PROTOCOL_LIMITS.startAheadMs : 0,
     };
+    // This lease sees all the poll would, so the poll waits a whole interval from now: an agent that takes runs
+    // ahead leases once a second anyway, and then never needs it.
+    this.pollTimer.refresh();
     const runs = await leaseRuns(db, request);
     const unsent: string[] = [];
     const sentAt = this.runsAhead ? clock() : undefined;
@@ -312,7 +318,7 @@ export class AgentConnection {
   private async handle(message: AgentMessage): Promise<void> {
     if (message.type === 'hello') return this.hello(message);
     if (this.state !== 'ready') return this.refuse('BAD_MESSAGE', 'the first message must be hello', 1008);
-    const { db, clock, settings } = this.deps;
+    const { db, clock } = this.deps;
     switch (message.type) {
       case 'credit':
         this.credits.light += message.credits.light;
@@ -322,7 +328,7 @@ export class AgentConnection {
       case 'heartbeat': {
         if (!(await keyIsActive(db, this.auth.keyId))) return this.revoked();
         for (const id of message.running) this.held.add(id);
-        await renewLeases(db, this.leaser(), message.running, clock(), settings.leaseTtlMs);
+        await this.renew(message.running);
         await agentSeen(db, this.identity(), clock());
         return;
       }
@@ -339,6 +345,22 @@ export class AgentConnection {
         }
         return;
       }
+    }
+  }
+
+  /**
+   * Renews the leases a heartbeat names. Should the store fail to (a conflict again and again, a moment without
+   * it), the agent keeps its connection: the next heartbeat renews them, long before they run out.
+   */
+  private async renew(runIds: string[]): Promise<void> {
+    const { db, clock, settings, log } = this.deps;
+    try {
+      await againOnConflict(() => renewLeases(db, this.leaser(), runIds, clock(), settings.leaseTtlMs));
+    } catch (error) {
+      log.warn(
+        { err: error, agentId: this.agentId },
+        'a heartbeat could not renew its leases; the next one will',
+      );
     }
   }
 

@@ -6,7 +6,6 @@ import { WebSocketServer } from 'ws';
 import { CLOSE_CODES, PROTOCOL_LIMITS } from '../../protocol/index.js';
 import type { AuthContext } from '../auth/context.js';
 import { ApiError } from '../common/errors.js';
-import { Loop } from '../common/loop.js';
 import { pendingCancels } from '../queue/cancel.js';
 import { type DueWake, queueKey } from '../queue/events.js';
 import { AgentConnection, connectionAuthOf } from './connection.js';
@@ -30,13 +29,12 @@ function destroyOnError(this: Duplex): void {
 
 /**
  * The agent side of docs/protocol.md: WebSocket connections of agents on this server, fed with runs from the
- * queue, told to cancel, and closed when their key is revoked. Cancels and runs enqueued on other replicas are
- * found by polling the store.
+ * queue, told to cancel, and closed when their key is revoked. Runs enqueued on other replicas are found by each
+ * connection's poll, cancels asked for there by the server's sweeps (`forwardCancels`).
  */
 export class Gateway {
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: PROTOCOL_LIMITS.maxMessageBytes });
   private readonly connections = new Set<AgentConnection>();
-  private readonly cancelPoll: Loop;
   private readonly listeners: [
     event: 'enqueued' | 'ahead' | 'cancel' | 'key-revoked',
     fn: (value: string) => void,
@@ -47,12 +45,6 @@ export class Gateway {
   private stopping = false;
 
   constructor(private readonly deps: GatewayDeps) {
-    this.cancelPoll = new Loop(
-      'forwarding cancels',
-      deps.settings.dispatchPollMs,
-      () => this.forwardCancels(),
-      deps.log,
-    );
     this.listeners = [
       ['enqueued', (queue) => this.nudge(queue, (connection) => connection.dispatch())],
       ['ahead', (queue) => this.nudge(queue, (connection) => connection.dispatchAhead())],
@@ -80,14 +72,12 @@ export class Gateway {
   start(): void {
     for (const [event, fn] of this.listeners) this.deps.events.on(event, fn);
     this.deps.events.on('due', this.onDue);
-    this.cancelPoll.start();
   }
 
   async stop(): Promise<void> {
     this.stopping = true;
     for (const [event, fn] of this.listeners) this.deps.events.off(event, fn);
     this.deps.events.off('due', this.onDue);
-    await this.cancelPoll.stop();
     for (const connection of this.connections)
       connection.close(CLOSE_CODES.shuttingDown, 'server shutting down');
     // Give the agents a moment to answer the close, so their rows are marked disconnected before the store closes.
@@ -148,7 +138,7 @@ export class Gateway {
   }
 
   /** Cancels asked for on any replica reach the agents connected here. */
-  private async forwardCancels(): Promise<void> {
+  async forwardCancels(): Promise<void> {
     const ready = [...this.connections].filter((c) => c.ready && c.agentId);
     if (ready.length === 0) return;
     const requests = await pendingCancels(this.deps.db, [...new Set(ready.map((c) => c.agentId as string))]);

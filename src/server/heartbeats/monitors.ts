@@ -100,12 +100,13 @@ export async function markPinged(tx: Db, row: MonitorRow, state: MonitorState, n
   );
 }
 
+/** Whether an active heartbeat's wait ended by `$1` (also asked by src/server/scheduler/sweeps.ts). */
+export const OVERDUE_PROBE = 'EXISTS (SELECT 1 FROM heartbeat_monitors WHERE active AND due_at <= $1)';
+
 /** Whether any active heartbeat's wait ended: the one index probe of an idle tick. */
 export async function anyOverdue(db: Db, now: Date): Promise<boolean> {
-  const rows = await db.query('SELECT 1 FROM heartbeat_monitors WHERE active AND due_at <= $1 LIMIT 1', [
-    now,
-  ]);
-  return rows.length > 0;
+  const [row] = await db.query<{ overdue: boolean }>(`SELECT ${OVERDUE_PROBE} AS overdue`, [now]);
+  return row?.overdue === true;
 }
 
 /**

@@ -35,12 +35,16 @@ export interface CancelRequest {
   agent_id: string;
 }
 
+const CANCEL_PENDING = "status = 'leased' AND cancel_requested_at IS NOT NULL";
+
+/** Whether some leased run's cancel was asked for, on any replica (src/server/scheduler/sweeps.ts). */
+export const CANCELS_PROBE = `EXISTS (SELECT 1 FROM runs WHERE ${CANCEL_PENDING})`;
+
 /** Leased runs of these agents whose cancel was asked for (read by every replica to reach its own agents). */
 export async function pendingCancels(db: Db, agentIds: readonly string[]): Promise<CancelRequest[]> {
   if (agentIds.length === 0) return [];
   return db.query<CancelRequest>(
-    `SELECT id, account_id, location, agent_id FROM runs
-      WHERE status = 'leased' AND cancel_requested_at IS NOT NULL AND agent_id = ANY($1::text[])`,
+    `SELECT id, account_id, location, agent_id FROM runs WHERE ${CANCEL_PENDING} AND agent_id = ANY($1::text[])`,
     [agentIds],
   );
 }

@@ -8,11 +8,17 @@ export interface RunRef {
   session_id: string;
 }
 
+const LEASE_RAN_OUT = "status = 'leased' AND lease_expires_at <= $1";
+const NOBODY_TOOK = "status = 'queued' AND expires_at <= $1";
+
+/** Whether the reaper has work at `$1` (src/server/scheduler/sweeps.ts): a lease ran out, or a run expired. */
+export const REAPER_PROBE = `EXISTS (SELECT 1 FROM runs WHERE ${LEASE_RAN_OUT})
+  OR EXISTS (SELECT 1 FROM runs WHERE ${NOBODY_TOOK})`;
+
 /** Leased runs whose lease ran out: their agents stopped naming them in heartbeats. */
 export async function runsWithExpiredLeases(db: Db, now: Date, limit = 200): Promise<RunRef[]> {
   return db.query<RunRef>(
-    `SELECT id, session_id FROM runs WHERE status = 'leased' AND lease_expires_at <= $1
-      ORDER BY lease_expires_at LIMIT $2`,
+    `SELECT id, session_id FROM runs WHERE ${LEASE_RAN_OUT} ORDER BY lease_expires_at LIMIT $2`,
     [now, limit],
   );
 }
@@ -20,7 +26,7 @@ export async function runsWithExpiredLeases(db: Db, now: Date, limit = 200): Pro
 /** Queued runs that no agent took before they expired. */
 export async function runsNobodyTook(db: Db, now: Date, limit = 200): Promise<RunRef[]> {
   return db.query<RunRef>(
-    `SELECT id, session_id FROM runs WHERE status = 'queued' AND expires_at <= $1 ORDER BY expires_at LIMIT $2`,
+    `SELECT id, session_id FROM runs WHERE ${NOBODY_TOOK} ORDER BY expires_at LIMIT $2`,
     [now, limit],
   );
 }

@@ -12,9 +12,17 @@ export function isRetryableConflict(error: unknown): boolean {
 
 /** Runs `fn` in a transaction, again when PostgreSQL aborted it for a deadlock or a serialization conflict. */
 export async function transact<T>(db: Db, fn: (tx: Db) => Promise<T>): Promise<T> {
+  return againOnConflict(() => db.transaction(fn));
+}
+
+/**
+ * Runs `work` (a transaction, or one statement outside any) again when PostgreSQL aborted it for a deadlock or a
+ * serialization conflict.
+ */
+export async function againOnConflict<T>(work: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await db.transaction(fn);
+      return await work();
     } catch (error) {
       if (attempt >= ATTEMPTS || !isRetryableConflict(error)) throw error;
     }

@@ -5,13 +5,17 @@ import { closeMailTransports } from '../alerts/channels/index.js';
 import { alertClockTick } from '../alerts/clock.js';
 import { AlertDelivery } from '../alerts/delivery.js';
 import { alertOnFinishedSessions } from '../alerts/evaluate.js';
+import { DELIVERY_PROBE } from '../alerts/outbox.js';
 import { Loop } from '../common/loop.js';
 import type { AlertingConfig } from '../config.js';
 import type { ServerContext } from '../context.js';
 import { Gateway } from '../gateway/gateway.js';
+import { OVERDUE_PROBE } from '../heartbeats/monitors.js';
 import { failOverdueHeartbeats } from '../heartbeats/overdue.js';
+import { CANCELS_PROBE } from '../queue/cancel.js';
 import { type Clock, systemClock } from '../queue/clock.js';
 import { type RunEffects, RunEvents } from '../queue/events.js';
+import { REAPER_PROBE } from '../queue/sweep.js';
 import { QueueWakeups } from '../queue/wakeups.js';
 import { type RetentionOutcome, runRetention } from '../retention/job.js';
 import { expireUntakenRuns, reapLostLeases } from '../sessions/reaper.js';
@@ -20,6 +24,7 @@ import { deliverSubscriberMails } from '../status-pages/subscriber-mail.js';
 import type { Db } from '../store/db.js';
 import { minuteOf, sampleLocationMetrics } from './metrics.js';
 import { DueProbeQuiet } from './quiet.js';
+import { Sweeper } from './sweeps.js';
 import { scheduleDueChecks, vacuumScheduleRows } from './tick.js';
 
 /** Timings and the clock of the run machinery; tests inject a clock and short intervals. */
@@ -83,6 +88,8 @@ export class RunServices implements RunsContext {
   readonly alerts: AlertDelivery;
   private readonly loops: Loop[];
   private readonly deliveryLoop: Loop;
+  /** The looks for work that may wait in the store, one statement for all (src/server/scheduler/sweeps.ts). */
+  readonly sweeper: Sweeper;
   private readonly wakeups: QueueWakeups;
   private readonly dueProbeQuiet = new DueProbeQuiet();
   private readonly log: FastifyBaseLogger;
@@ -114,19 +121,45 @@ export class RunServices implements RunsContext {
       this.clock,
     );
     this.alerts = new AlertDelivery(db, { publicUrl, alerting }, this.clock, log);
-    this.deliveryLoop = new Loop(
-      'alert delivery',
-      settings.alertDeliveryPollMs,
-      () => this.deliveryTick(),
+    // Woken by finished sessions that wrote notifications, and by the sweep that finds any due.
+    this.deliveryLoop = new Loop('alert delivery', null, () => this.deliveryTick(), log);
+    this.sweeper = new Sweeper(
+      db,
+      [
+        {
+          name: 'lease reaper',
+          probe: REAPER_PROBE,
+          everyMs: settings.reaperTickMs,
+          run: () => this.reapTick(),
+        },
+        {
+          name: 'overdue heartbeats',
+          probe: OVERDUE_PROBE,
+          everyMs: settings.overdueHeartbeatTickMs,
+          run: () => this.overdueHeartbeatTick(),
+        },
+        {
+          name: 'alert delivery',
+          probe: DELIVERY_PROBE,
+          everyMs: settings.alertDeliveryPollMs,
+          run: async () => this.deliveryLoop.wake(),
+        },
+        // Cancels asked for on another replica, or while the agent was away: those of this replica go at once.
+        {
+          name: 'forwarding cancels',
+          probe: CANCELS_PROBE,
+          everyMs: settings.dispatchPollMs,
+          run: () => this.gateway.forwardCancels(),
+        },
+      ],
+      this.clock,
       log,
     );
     this.loops = [
       new Loop('scheduler', settings.schedulerTickMs, () => this.scheduleTick(), log),
-      new Loop('lease reaper', settings.reaperTickMs, () => this.reapTick(), log),
       new Loop('metrics sampler', settings.metricsTickMs, () => this.metricsTick(), log),
       new Loop('alert clock', settings.alertClockTickMs, () => this.alertClockTick(), log),
       new Loop('retention', settings.retentionTickMs, async () => void (await this.retentionTick()), log),
-      new Loop('overdue heartbeats', settings.overdueHeartbeatTickMs, () => this.overdueHeartbeatTick(), log),
       new Loop('subscriber mail', settings.subscriberMailTickMs, () => this.subscriberMailTick(), log),
       this.deliveryLoop,
     ];
@@ -240,11 +273,14 @@ export class RunServices implements RunsContext {
   start(app: FastifyInstance): void {
     this.gateway.attach(app);
     this.gateway.start();
-    if (this.background) for (const loop of this.loops) loop.start();
+    if (this.background) {
+      for (const loop of this.loops) loop.start();
+      this.sweeper.start();
+    }
   }
 
   async stop(): Promise<void> {
-    await Promise.all(this.loops.map((loop) => loop.stop()));
+    await Promise.all([...this.loops.map((loop) => loop.stop()), this.sweeper.stop()]);
     this.wakeups.stop();
     await this.gateway.stop();
     closeMailTransports();

@@ -27,10 +27,10 @@ const PARALLEL_BATCHES = 3;
  * How long before its interval starts a check is claimed: its session and runs are then in the queue when the
  * interval starts, and agents are handed its runs at the start (not_before), not a tick and a transaction later.
  * A claim starts once a check is due within CLAIM_SOON_MS and takes every check due within CLAIM_LEAD_MS: each
- * interval is claimed 1–2 s before it starts, and the claims of about a second of checks share one transaction
+ * interval is claimed 1–3 s before it starts, and the claims of about two seconds of checks share one transaction
  * (a claim costs a handful of statements whatever the number of checks it takes: issue 14, docs/control-plane.md).
  */
-export const CLAIM_LEAD_MS = 2_000;
+export const CLAIM_LEAD_MS = 3_000;
 export const CLAIM_SOON_MS = 1_000;
 
 /** When the next active check comes due: the one index probe of a tick that claims nothing. */

@@ -46,6 +46,14 @@ describe.each(STORES)('the agent gateway (%s)', (store) => {
     agents.push(agent);
     return agent;
   }
+  /** A fresh location whose agent `agentId` leased the one run of a triggered check. */
+  async function leasedRun(agentId: string) {
+    const { location, checkId } = await setup();
+    const agent = await connect(location.key, { agentId });
+    agent.credit(1);
+    const sessionId = await trigger(checkId);
+    return { location, agent, sessionId, run: await agent.next('run') };
+  }
   async function trigger(checkId: string): Promise<string> {
     const { status, body } = await server.api('POST', '/v2/check-sessions/trigger', {
       target: { checkId: [checkId] },
@@ -319,12 +327,34 @@ describe.each(STORES)('the agent gateway (%s)', (store) => {
     expect(agent.received.filter((m) => m.type === 'run')).toEqual([]);
   });
 
+  it('keeps an agent connected when its leases cannot be renewed for a moment, and renews them next time', async () => {
+    const { agent, run } = await leasedRun('steady');
+    const { db } = server.server.runs;
+    const seen = async () =>
+      (await db.query<{ last_seen: Date }>("SELECT last_seen FROM agents WHERE agent_id = 'steady'"))[0];
+    // The store refuses every statement on runs, as it would in a deadlock or a moment without it.
+    await db.exec('ALTER TABLE runs RENAME TO runs_elsewhere');
+    try {
+      clock.advance(10_000);
+      agent.heartbeat([run.runId]);
+      await until(seen, (row) => row?.last_seen.getTime() === clock.now().getTime());
+    } finally {
+      await db.exec('ALTER TABLE runs_elsewhere RENAME TO runs');
+    }
+    clock.advance(10_000);
+    agent.heartbeat([run.runId]);
+    const [renewed] = await until(
+      () =>
+        db.query<{ lease_expires_at: Date }>('SELECT lease_expires_at FROM runs WHERE id = $1', [run.runId]),
+      ([row]) => row?.lease_expires_at.getTime() === clock.now().getTime() + PROTOCOL_LIMITS.leaseTtlMs,
+    );
+    expect(renewed?.lease_expires_at.getTime()).toBe(clock.now().getTime() + PROTOCOL_LIMITS.leaseTtlMs);
+    expect(agent.received.filter((m) => m.type === 'error')).toEqual([]);
+    expect(agent.ws.readyState).toBe(agent.ws.OPEN);
+  });
+
   it('keeps a run with the agent that names it when it reconnects', async () => {
-    const { location, checkId } = await setup();
-    const agent = await connect(location.key, { agentId: 'returning' });
-    agent.credit(1);
-    await trigger(checkId);
-    const run = await agent.next('run');
+    const { location, agent, run } = await leasedRun('returning');
     agent.close();
     await agent.closed();
     const again = await connect(location.key, { agentId: 'returning', running: [run.runId] });
@@ -338,11 +368,7 @@ describe.each(STORES)('the agent gateway (%s)', (store) => {
   });
 
   it('forwards a cancel to the agent running the run, and records its CANCELLED result', async () => {
-    const { location, checkId } = await setup();
-    const agent = await connect(location.key, { agentId: 'canceller' });
-    agent.credit(1);
-    const sessionId = await trigger(checkId);
-    const run = await agent.next('run');
+    const { agent, sessionId, run } = await leasedRun('canceller');
     const cancelled = await server.api('POST', `/v1/check-sessions/${sessionId}/cancel`);
     expect(cancelled.status).toBe(200);
     expect(cancelled.body.status).toBe('CANCELLED');
@@ -357,6 +383,19 @@ describe.each(STORES)('the agent gateway (%s)', (store) => {
     expect(session.body.results).toEqual([
       expect.objectContaining({ isCancelled: true, resultType: 'FINAL' }),
     ]);
+  });
+
+  it('forwards a cancel asked for while its agent was away once the agent is back, at the next sweep', async () => {
+    const { location, agent, sessionId, run } = await leasedRun('away');
+    agent.close();
+    await agent.closed();
+    expect((await server.api('POST', `/v1/check-sessions/${sessionId}/cancel`)).status).toBe(200);
+    const back = await connect(location.key, { agentId: 'away', running: [run.runId] });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(back.received.filter((m) => m.type === 'cancel')).toEqual([]);
+    // The sweep asks the store (background loops are off in these tests; a server runs it every second).
+    await server.server.runs.sweeper.tick(true);
+    expect(await back.next('cancel')).toEqual({ type: 'cancel', runId: run.runId });
   });
 
   it('closes the connections of a revoked key with REVOKED, and refuses the key from then on', async () => {
@@ -399,11 +438,7 @@ describe.each(STORES)('the agent gateway (%s)', (store) => {
   });
 
   it('stores artifacts of a run and serves them to users; refuses more than 150 MB before reading it', async () => {
-    const { location, checkId } = await setup();
-    const agent = await connect(location.key, { agentId: 'uploader' });
-    agent.credit(1);
-    await trigger(checkId);
-    const run = await agent.next('run');
+    const { location, run } = await leasedRun('uploader');
     const headers = {
       authorization: `Bearer ${location.key}`,
       'x-service-account': server.accountId,
