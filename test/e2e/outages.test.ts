@@ -54,8 +54,16 @@ describe.each(STORES)('the control plane restarts while agents run checks (%s)',
       runs: { ...FAST_RUNS, clock, leaseTtlMs: 45_000 },
     });
     location = await createLocation(server, 'outage');
+    // Results are sent within 0.1 s of their end, so those that end while the control plane is down meet the
+    // outage (by default a result waits up to a second for company while other runs are in progress).
     for (let i = 0; i < 2; i++) {
-      agents.push(await startTestAgent({ url: server.url, key: location.key }, { JOB_CONCURRENCY: '3' }));
+      agents.push(
+        await startTestAgent(
+          { url: server.url, key: location.key },
+          { JOB_CONCURRENCY: '3' },
+          { resultBatchLingerMs: 100 },
+        ),
+      );
     }
     await waitFor('both agents connected', async () => (await agentsOf(server, location.id)).count === 2);
   });
