@@ -392,8 +392,10 @@ test('greets', async ({ page }) => {
       await keys.getByText('Channel created.').waitFor();
 
       // Its edit dialog: Space opens it, the focus is inside and stays inside, Escape closes it and the focus
-      // goes back to the button that opened it.
+      // goes back to the button that opened it. The list is read again after the message: its new entry is
+      // awaited, or the Tabs back could pass the list before the entry is drawn.
       const edit = 'Edit email keyboard@example.test';
+      await keys.getByRole('button', { name: edit }).waitFor();
       await tabTo(keys, (f) => f.text === edit, { back: true });
       await keys.keyboard.press('Space');
       await keys.getByRole('dialog', { name: edit }).waitFor();
