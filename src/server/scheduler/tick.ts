@@ -39,9 +39,10 @@ const NEXT_DUE = 'SELECT next_due_at FROM check_schedules WHERE active ORDER BY 
 /**
  * Claims checks due within the lead ($1 = now + lead). The claimed interval is the one that contains the later of
  * now ($2) and the row's next-due time: the current one for a row overdue, the coming one for a row due within the
- * lead. Its number and start come back, and the row moves to the start of the interval after it (`intervalAt` of
- * src/checks/schedule.ts, in SQL). Rows another transaction holds are skipped, so two replicas never claim one
- * interval.
+ * lead. Its number, start and period come back, and the row moves to the start of the interval after it
+ * (`intervalAt` of src/checks/schedule.ts, in SQL). Rows another transaction holds are skipped, so two replicas
+ * never claim one interval. Each row also brings when the first active check this claim left comes due
+ * (`next_unclaimed`, read once for the statement), so the tick after a claim need not ask the store again.
  */
 const CLAIM_DUE = `
 WITH due AS MATERIALIZED (
@@ -59,7 +60,11 @@ UPDATE check_schedules s
    SET next_due_at = timestamptz 'epoch'
        + interval '1 millisecond' * ((claim.interval_index + 1) * claim.period_ms + claim.shift_ms)
   FROM claim WHERE s.check_id = claim.check_id
-RETURNING s.check_id, claim.interval_index, claim.interval_index * claim.period_ms + claim.shift_ms AS start_ms`;
+RETURNING s.check_id, claim.interval_index, claim.interval_index * claim.period_ms + claim.shift_ms AS start_ms,
+          claim.period_ms,
+          (SELECT o.next_due_at FROM check_schedules o
+            WHERE o.active AND NOT EXISTS (SELECT 1 FROM due WHERE due.check_id = o.check_id)
+            ORDER BY o.next_due_at LIMIT 1) AS next_unclaimed`;
 
 /** What a tick reads once per account, whatever the number of its due checks and of the moments they start at. */
 class TickMemory {
@@ -79,8 +84,9 @@ class TickMemory {
  * makes, so a crash never leaves a claimed interval without its session. A claimed interval of a check that a
  * maintenance window pauses (or whose group was deactivated) is skipped: claimed, no session. What each batch
  * queued is published as soon as it commits, so agents get the first runs while later batches are still made.
- * When nothing was due soon, resolves to when the next active check comes due (null: none is active); after a
- * claim, to undefined.
+ * Resolves to when the next active check comes due (null: none is active), known from the probe when nothing was
+ * due soon and from the claim when one transaction took every check due; undefined after claims of several
+ * batches.
  */
 export async function scheduleDueChecks(
   db: Db,
@@ -97,23 +103,38 @@ export async function scheduleDueChecks(
     publish(effects);
     return claimed;
   };
-  if ((await batch()) < CLAIM_BATCH) return;
+  const first = await batch();
+  if (first.claimed < CLAIM_BATCH) return first.nextDueAt;
   // More than a batch is due: on PostgreSQL several transactions claim at once (SKIP LOCKED keeps their claims
   // apart), so the store's work on one overlaps the server's on the next; PGlite has one connection.
   const batches = async () => {
-    while ((await batch()) === CLAIM_BATCH) {}
+    while ((await batch()).claimed === CLAIM_BATCH) {}
   };
   await Promise.all(Array.from({ length: db.kind === 'postgres' ? PARALLEL_BATCHES : 1 }, batches));
 }
 
-/** Claims up to CLAIM_BATCH due checks and makes their sessions; returns how many it claimed. */
-async function scheduleBatch(tx: Db, now: Date, memory: TickMemory, effects: RunEffects): Promise<number> {
+/** What one claim transaction did: how many checks it claimed, and when the first active check comes due after it. */
+interface BatchClaimed {
+  claimed: number;
+  /** Null when no check is active; undefined when nothing was claimed (the claim then read no time). */
+  nextDueAt: Date | null | undefined;
+}
+
+/** Claims up to CLAIM_BATCH due checks and makes their sessions. */
+async function scheduleBatch(
+  tx: Db,
+  now: Date,
+  memory: TickMemory,
+  effects: RunEffects,
+): Promise<BatchClaimed> {
   const claims = await tx.query<{
     check_id: string;
     interval_index: number | string;
     start_ms: number | string;
+    period_ms: number | string;
+    next_unclaimed: Date | string | null;
   }>(CLAIM_DUE, [addMs(now, CLAIM_LEAD_MS), now.getTime(), CLAIM_BATCH]);
-  if (claims.length === 0) return 0;
+  if (claims.length === 0) return { claimed: 0, nextDueAt: undefined };
   const intervals = new Map(
     claims.map((c) => [c.check_id, { index: toNumber(c.interval_index), start: toNumber(c.start_ms) }]),
   );
@@ -141,7 +162,21 @@ async function scheduleBatch(tx: Db, now: Date, memory: TickMemory, effects: Run
     });
   }
   await createCheckSessions(tx, sessions, effects);
-  return claims.length;
+  return { claimed: claims.length, nextDueAt: nextDueAfter(claims) };
+}
+
+/** The earliest of the claimed rows' next starts and the first start the claim left to others. */
+function nextDueAfter(
+  claims: readonly {
+    start_ms: number | string;
+    period_ms: number | string;
+    next_unclaimed: Date | string | null;
+  }[],
+): Date {
+  const [first] = claims;
+  const left =
+    first?.next_unclaimed == null ? Number.POSITIVE_INFINITY : new Date(first.next_unclaimed).getTime();
+  return new Date(Math.min(left, ...claims.map((c) => toNumber(c.start_ms) + toNumber(c.period_ms))));
 }
 
 /**

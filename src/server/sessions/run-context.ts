@@ -8,30 +8,24 @@ export interface AccountRunContext {
   clientCertificates: RunPayload['clientCertificates'];
 }
 
+/**
+ * Both lists in one statement: a claim reads them for each account it schedules. A locked value is hidden like a
+ * secret one: agents mask both in results.
+ */
+const RUN_CONTEXT = `
+SELECT
+  (SELECT COALESCE(json_agg(json_build_object('key', key, 'value', value, 'secret', secret OR locked) ORDER BY key),
+                   '[]'::json)
+     FROM variables WHERE account_id = $1) AS variables,
+  (SELECT COALESCE(json_agg(json_build_object('host', host, 'cert', cert, 'key', private_key, 'ca', ca,
+                                              'passphrase', passphrase) ORDER BY created_at),
+                   '[]'::json)
+     FROM client_certificates WHERE account_id = $1) AS certificates`;
+
 export async function accountRunContext(db: Db, accountId: string): Promise<AccountRunContext> {
-  const variables = await db.query<{ key: string; value: string; secret: boolean; locked: boolean }>(
-    'SELECT key, value, secret, locked FROM variables WHERE account_id = $1 ORDER BY key',
-    [accountId],
-  );
-  const certificates = await db.query<{
-    host: string;
-    cert: string;
-    private_key: string;
-    ca: string | null;
-    passphrase: string | null;
-  }>(
-    'SELECT host, cert, private_key, ca, passphrase FROM client_certificates WHERE account_id = $1 ORDER BY created_at',
-    [accountId],
-  );
-  return {
-    // A locked value is hidden like a secret one: agents mask both in results.
-    accountVariables: variables.map((v) => ({ key: v.key, value: v.value, secret: v.secret || v.locked })),
-    clientCertificates: certificates.map((c) => ({
-      host: c.host,
-      cert: c.cert,
-      key: c.private_key,
-      ca: c.ca,
-      passphrase: c.passphrase,
-    })),
-  };
+  const [row] = await db.query<{
+    variables: Variable[];
+    certificates: RunPayload['clientCertificates'];
+  }>(RUN_CONTEXT, [accountId]);
+  return { accountVariables: row?.variables ?? [], clientCertificates: row?.certificates ?? [] };
 }
