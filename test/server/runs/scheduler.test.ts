@@ -289,6 +289,32 @@ describe.each(STORES)('the scheduler between claims (%s)', (store) => {
   });
 });
 
+describe.each(STORES)('the claim of a check due soon (%s)', (store) => {
+  let server: TestServer;
+  const clock = new TestClock('2026-04-01T11:00:00.000Z');
+
+  beforeAll(async () => {
+    server = await startTestServer(store, { runs: { background: false, clock: clock.now } });
+    await createLocation(server, 'soon-a');
+  });
+  afterAll(async () => server?.close());
+
+  it('is made by the probe that finds it due in a little over a second, not by one a tick later', async () => {
+    const { runs } = server.server;
+    const checkId = await createApiCheck(server, { frequency: 10, privateLocations: ['soon-a'] });
+    await runs.scheduleTick(); // its first interval, at once
+    const [row] = await runs.db.query<{ next_due_at: Date }>(
+      'SELECT next_due_at FROM check_schedules WHERE check_id = $1',
+      [checkId],
+    );
+    // The probes a second apart after a claim come just over a second before the next check is due.
+    clock.set(new Date(new Date(row?.next_due_at ?? 0).getTime() - 1_200).toISOString());
+    await runs.scheduleTick();
+    const sessions = await runs.db.query('SELECT id FROM check_sessions WHERE check_id = $1', [checkId]);
+    expect(sessions).toHaveLength(2);
+  });
+});
+
 describe.runIf(STORES.includes('postgres'))('two replicas on one PostgreSQL database', () => {
   let first: TestServer;
   let second: TestServer;
