@@ -47,9 +47,9 @@ const NEXT_DUE = 'SELECT next_due_at FROM check_schedules WHERE active ORDER BY 
 /**
  * Claims checks due within the lead ($1 = now + lead). The claimed interval is the one that contains the later of
  * now ($2) and the row's next-due time: the current one for a row overdue, the coming one for a row due within the
- * lead. Its number, start and period come back, and the row moves to the start of the interval after it
- * (`intervalAt` of src/checks/schedule.ts, in SQL). Rows another transaction holds are skipped, so two replicas
- * never claim one interval. Each row also brings when the first active check this claim left comes due
+ * lead. Its number and start come back, and the row moves to the start of the interval after it (`intervalAt` of
+ * src/checks/schedule.ts, in SQL), which comes back too. Rows another transaction holds are skipped, so two
+ * replicas never claim one interval. Each row also brings when the first active check this claim left comes due
  * (`next_unclaimed`, read once for the statement), so the tick after a claim need not ask the store again.
  */
 const CLAIM_DUE = `
@@ -69,7 +69,7 @@ UPDATE check_schedules s
        + interval '1 millisecond' * ((claim.interval_index + 1) * claim.period_ms + claim.shift_ms)
   FROM claim WHERE s.check_id = claim.check_id
 RETURNING s.check_id, claim.interval_index, claim.interval_index * claim.period_ms + claim.shift_ms AS start_ms,
-          claim.period_ms,
+          s.next_due_at,
           (SELECT o.next_due_at FROM check_schedules o
             WHERE o.active AND NOT EXISTS (SELECT 1 FROM due WHERE due.check_id = o.check_id)
             ORDER BY o.next_due_at LIMIT 1) AS next_unclaimed`;
@@ -140,7 +140,7 @@ async function scheduleBatch(
     check_id: string;
     interval_index: number | string;
     start_ms: number | string;
-    period_ms: number | string;
+    next_due_at: Date | string;
     next_unclaimed: Date | string | null;
   }>(CLAIM_DUE, [addMs(now, CLAIM_LEAD_MS), now.getTime(), CLAIM_BATCH]);
   if (claims.length === 0) return { claimed: 0, nextDueAt: undefined };
@@ -174,18 +174,14 @@ async function scheduleBatch(
   return { claimed: claims.length, nextDueAt: nextDueAfter(claims) };
 }
 
-/** The earliest of the claimed rows' next starts and the first start the claim left to others. */
+/** The earliest of the claimed rows' new next-due times and of the first one the claim left. */
 function nextDueAfter(
-  claims: readonly {
-    start_ms: number | string;
-    period_ms: number | string;
-    next_unclaimed: Date | string | null;
-  }[],
+  claims: readonly { next_due_at: Date | string; next_unclaimed: Date | string | null }[],
 ): Date {
-  const [first] = claims;
-  const left =
-    first?.next_unclaimed == null ? Number.POSITIVE_INFINITY : new Date(first.next_unclaimed).getTime();
-  return new Date(Math.min(left, ...claims.map((c) => toNumber(c.start_ms) + toNumber(c.period_ms))));
+  const times = claims.map((c) => new Date(c.next_due_at).getTime());
+  const left = claims[0]?.next_unclaimed;
+  if (left != null) times.push(new Date(left).getTime());
+  return new Date(Math.min(...times));
 }
 
 /**
