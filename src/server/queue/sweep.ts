@@ -37,17 +37,6 @@ export async function lockRun(tx: Db, runId: string): Promise<RunRow | null> {
   return row ?? null;
 }
 
-/**
- * Locks the account's runs of these ids, in id order (so two transactions locking overlapping sets never wait on
- * each other in a circle); the caller holds their sessions' locks first.
- */
-export async function lockRuns(tx: Db, accountId: string, runIds: readonly string[]): Promise<RunRow[]> {
-  return tx.query<RunRow>(
-    'SELECT * FROM runs WHERE id = ANY($1::text[]) AND account_id = $2 ORDER BY id FOR UPDATE',
-    [runIds, accountId],
-  );
-}
-
 /** A run whose lease was lost goes back to the queue, counted, with a fresh window before it expires. */
 export async function requeueLostRun(tx: Db, runId: string, now: Date): Promise<void> {
   await tx.query(

@@ -7,6 +7,7 @@ import {
   finalResultsOf,
   lockTestSession,
   type ResultRow,
+  type RunCounts,
   runCountsOf,
   type SessionRow,
   setSessionStatuses,
@@ -52,7 +53,8 @@ export async function finishSessionIfDone(
 /**
  * `finishSessionIfDone` for many sessions at once, in a few statements whatever their number. `saved` are the
  * results saved in this transaction: a session whose runs are all of one chain (its run count is the attempt of
- * the run just reported, which is FINAL) has that result as its only final, so it is not read back.
+ * the run just reported, which is FINAL) has that result as its only final, so it is not read back. `counts`, when
+ * the caller knows them, are the sessions' run counts as they stand now; otherwise they are read.
  */
 export async function finishSessionsIfDone(
   tx: Db,
@@ -61,13 +63,16 @@ export async function finishSessionsIfDone(
   now: Date,
   effects: RunEffects,
   onFinished: OnSessionsFinished,
+  known?: ReadonlyMap<string, RunCounts>,
 ): Promise<void> {
   const running = [...new Map(sessions.filter((s) => s.status === 'RUNNING').map((s) => [s.id, s])).values()];
   if (running.length === 0) return;
-  const counts = await runCountsOf(
-    tx,
-    running.map((s) => s.id),
-  );
+  const counts =
+    known ??
+    (await runCountsOf(
+      tx,
+      running.map((s) => s.id),
+    ));
   const done = running.filter((s) => (counts.get(s.id)?.open ?? 0) === 0);
   if (done.length === 0) return;
 
@@ -135,6 +140,11 @@ async function alertWithoutRisk(
   }
 }
 
+/**
+ * Runs `fn` after a savepoint, rolled back to if `fn` fails. A savepoint that is not rolled back to commits with its
+ * transaction, so it is not released (one statement fewer per batch); a later savepoint of the same name is nested
+ * in it, and a rollback goes to the latest.
+ */
 async function savepointed(
   tx: Db,
   fn: () => Promise<number>,
@@ -142,7 +152,6 @@ async function savepointed(
   await tx.query('SAVEPOINT alerting');
   try {
     const written = await fn();
-    await tx.query('RELEASE SAVEPOINT alerting');
     return { ok: true, written };
   } catch (error) {
     if (isRetryableConflict(error)) throw error;

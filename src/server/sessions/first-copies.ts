@@ -8,19 +8,18 @@ import {
 import type { ResultUpload } from '../../protocol/index.js';
 import { enqueueRuns, type NewRun } from '../queue/enqueue.js';
 import type { RunEffects } from '../queue/events.js';
-import type { RunRow } from '../queue/run.js';
 import type { Db } from '../store/db.js';
 import { finishSessionsIfDone, type OnSessionsFinished } from './finish.js';
 import { retryLocation } from './locations.js';
 import { statusOfRecord, type UploadedRecord } from './result-record.js';
 import { saveResults } from './save-result.js';
 import { isFailure } from './status.js';
-import type { SessionRow } from './store.js';
+import { type CountedRun, OPEN_RUN_STATUSES, type RunCounts, type SessionRow } from './store.js';
 
-/** The first copy of a run's result, with its run and session, both locked. */
+/** The first copy of a run's result, with its run (and its session's run counts) and session, both locked. */
 export interface FirstCopy {
   session: SessionRow;
-  run: RunRow;
+  run: CountedRun;
   candidate: { upload: ResultUpload; record: UploadedRecord };
 }
 
@@ -79,7 +78,26 @@ export async function recordFirstCopies(
     now,
     effects,
     onFinished,
+    countsAfter(decided),
   );
+}
+
+/**
+ * Each session's run counts after this write, without reading them again: as they stood when its runs were locked,
+ * less the runs this write ended, plus the retries it queued.
+ */
+function countsAfter(decided: readonly Decided[]): Map<string, RunCounts> {
+  const counts = new Map<string, RunCounts>();
+  for (const { session, run, retry } of decided) {
+    const own = counts.get(session.id) ?? { open: run.session_open, total: run.session_total };
+    counts.set(session.id, own);
+    if (OPEN_RUN_STATUSES.has(run.status)) own.open -= 1;
+    if (retry) {
+      own.open += 1;
+      own.total += 1;
+    }
+  }
+  return counts;
 }
 
 function decide(first: FirstCopy, now: Date): Decided {

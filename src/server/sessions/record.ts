@@ -2,13 +2,12 @@ import { problemsOf } from '../../checks/index.js';
 import type { ResultUpload } from '../../protocol/index.js';
 import { DomainError, validationError } from '../common/errors.js';
 import { RunEffects } from '../queue/events.js';
-import { lockRuns } from '../queue/sweep.js';
 import { transact } from '../queue/transact.js';
 import type { Db } from '../store/db.js';
 import type { OnSessionsFinished } from './finish.js';
 import { recordFirstCopies } from './first-copies.js';
 import { parseUploadedRecord } from './result-record.js';
-import { lockSessionsOfRuns } from './store.js';
+import { lockRunsCounted, lockSessionsOfRuns } from './store.js';
 import { type Candidate, refusalOf } from './upload-refusal.js';
 
 export interface ResultAck {
@@ -130,7 +129,7 @@ async function recordInTransaction(
 ): Promise<{ outcomes: Map<number, UploadOutcome>; effects: RunEffects }> {
   const runIds = candidates.map((c) => c.upload.runId);
   const sessions = new Map((await lockSessionsOfRuns(tx, uploader.accountId, runIds)).map((s) => [s.id, s]));
-  const runs = new Map((await lockRuns(tx, uploader.accountId, runIds)).map((r) => [r.id, r]));
+  const runs = new Map((await lockRunsCounted(tx, uploader.accountId, runIds)).map((r) => [r.id, r]));
   const outcomes = new Map<number, UploadOutcome>();
   const firsts = [];
   for (const candidate of candidates) {

@@ -1,4 +1,6 @@
 import type { CheckResult, CheckType, RunSource, SessionStatus } from '../../checks/index.js';
+import type { RunStatus } from '../queue/rules.js';
+import type { RunRow } from '../queue/run.js';
 import type { Db } from '../store/db.js';
 import { jsonParam } from '../store/rows.js';
 import type { TestSessionStatus } from './status.js';
@@ -85,6 +87,49 @@ export async function lockSessionsOfRuns(
       ORDER BY id FOR UPDATE`,
     [runIds, accountId],
   );
+}
+
+/** How many runs a session has, and how many of them are still open (queued or leased). */
+export interface RunCounts {
+  open: number;
+  total: number;
+}
+
+/** The run statuses `RunCounts.open` counts. */
+export const OPEN_RUN_STATUSES: ReadonlySet<RunStatus> = new Set(['queued', 'leased']);
+
+/** `RunCounts` as SQL over `runs`, grouped by the caller. */
+const RUN_COUNTS = `count(*) FILTER (WHERE status IN (${[...OPEN_RUN_STATUSES].map((s) => `'${s}'`).join(', ')})) AS open,
+  count(*) AS total`;
+
+/** A run as it was locked, with its session's run counts (`RunCounts`) as they stood then. */
+export interface CountedRun extends RunRow {
+  session_open: number;
+  session_total: number;
+}
+
+/**
+ * Locks the account's runs of these ids in id order, as every statement that locks many runs does, and counts each
+ * one's session's runs in the same statement. The caller holds the sessions' locks first; since every run of a
+ * session opens and closes under its session's lock, the counts hold until the caller changes runs itself.
+ */
+export async function lockRunsCounted(
+  tx: Db,
+  accountId: string,
+  runIds: readonly string[],
+): Promise<CountedRun[]> {
+  const rows = await tx.query<RunRow & { session_open: number | string; session_total: number | string }>(
+    `SELECT r.*, c.open AS session_open, c.total AS session_total
+       FROM runs r CROSS JOIN LATERAL (SELECT ${RUN_COUNTS} FROM runs WHERE session_id = r.session_id) c
+      WHERE r.id = ANY($1::text[]) AND r.account_id = $2
+      ORDER BY r.id FOR UPDATE OF r`,
+    [runIds, accountId],
+  );
+  return rows.map((r) => ({
+    ...r,
+    session_open: Number(r.session_open),
+    session_total: Number(r.session_total),
+  }));
 }
 
 export async function setSessionStatus(tx: Db, id: string, status: SessionStatus, now: Date): Promise<void> {
@@ -183,14 +228,10 @@ export async function sessionResults(
   );
 }
 
-/** Of each session: how many runs it has, and how many of them are still open (queued or leased). */
-export async function runCountsOf(
-  tx: Db,
-  sessionIds: readonly string[],
-): Promise<Map<string, { open: number; total: number }>> {
+/** Each session's `RunCounts`. */
+export async function runCountsOf(tx: Db, sessionIds: readonly string[]): Promise<Map<string, RunCounts>> {
   const rows = await tx.query<{ session_id: string; open: number | string; total: number | string }>(
-    `SELECT session_id, count(*) FILTER (WHERE status IN ('queued', 'leased')) AS open, count(*) AS total
-       FROM runs WHERE session_id = ANY($1::text[]) GROUP BY session_id`,
+    `SELECT session_id, ${RUN_COUNTS} FROM runs WHERE session_id = ANY($1::text[]) GROUP BY session_id`,
     [sessionIds],
   );
   return new Map(rows.map((r) => [r.session_id, { open: Number(r.open), total: Number(r.total) }]));
