@@ -96,6 +96,7 @@ export async function startAgent(config: AgentConfig, options: AgentOptions = {}
       maxBytes: config.spoolMaxBytes,
       log,
       onDropped: (count) => metrics.droppedResults(count),
+      resultsMayFollow: () => ledger.busy(),
     });
   } catch (error) {
     throw new StartupError(`AGENT_DATA_DIR: cannot use ${config.dataDir}: ${(error as Error).message}`);

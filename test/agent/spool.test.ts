@@ -1,7 +1,7 @@
 import { appendFile, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ResultSpool, type SpoolEntry } from '../../src/agent/spool/spool.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { SecretValues } from '../../src/observability/secret-values.js';
@@ -19,11 +19,16 @@ function upload(runId: string, size = 100): ResultUpload {
   };
 }
 
-async function openSpool(dir: string, maxBytes = 1024 * 1024) {
+async function openSpool(dir: string, maxBytes = 1024 * 1024, resultsMayFollow?: () => boolean) {
   const logs = new LogCapture();
   const log = createLogger({ level: 'DEBUG', destination: logs, secrets: new SecretValues() });
   const dropped: number[] = [];
-  const spool = await ResultSpool.open(dir, { maxBytes, log, onDropped: (n) => dropped.push(n) });
+  const spool = await ResultSpool.open(dir, {
+    maxBytes,
+    log,
+    onDropped: (n) => dropped.push(n),
+    resultsMayFollow,
+  });
   return { spool, logs, dropped };
 }
 
@@ -97,6 +102,35 @@ describe('result spool', () => {
     expect(await readdir(dir)).toHaveLength(1);
     await reopened.remove(reopened.entries()[0] as never);
     expect(await readdir(dir)).toEqual([]);
+  });
+
+  it('holds a result while runs are in progress, and writes it with the last one in one durable write', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'vantage-spool-'));
+    let running = 3;
+    const { spool } = await openSpool(dir, 1024 * 1024, () => running > 0);
+    const written: string[] = [];
+    const add = (run: string) => spool.add(upload(run)).then(() => written.push(run));
+    // The wait for company never ends by itself here: only the last run's result can end it.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      running--;
+      const first = add('run-1');
+      running--;
+      const second = add('run-2');
+      await readdir(dir);
+      expect(written).toEqual([]);
+      expect(spool.diskFlushes).toBe(0);
+      // The last run's result has nothing left to wait for: it goes at once, with the two before it.
+      running--;
+      await Promise.all([first, second, add('run-3')]);
+      expect(written).toEqual(['run-1', 'run-2', 'run-3']);
+      expect(spool.diskFlushes).toBe(1);
+      // With no run in progress, a result is written at once.
+      await add('run-4');
+      expect(spool.diskFlushes).toBe(2);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('keeps appending to its file when every result in it is acknowledged, and skips a torn last line', async () => {

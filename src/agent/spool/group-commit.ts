@@ -1,8 +1,9 @@
 /**
  * Commits items in groups: what is added while a commit is under way waits for the next one, which takes it all
- * (up to `maxItems`). A lone item waits `lingerMs` for company first: items that finish together (the runs of one
- * phase step) then share one commit (one write and fsync) instead of the first going alone; under load many share
- * one commit anyway.
+ * (up to `maxItems`). A lone item waits up to `lingerMs` for company first, while `companyMayCome` says more may
+ * follow: items that finish close together then share one commit (one durable write) instead of each going alone;
+ * under load many share one commit anyway. An item that no other can follow is committed at once, with those
+ * waiting.
  */
 export class GroupCommit<T, R> {
   private pending: { item: T; resolve: (result: R) => void; reject: (error: unknown) => void }[] = [];
@@ -13,6 +14,7 @@ export class GroupCommit<T, R> {
     private readonly commit: (items: readonly T[]) => Promise<readonly R[]>,
     private readonly maxItems: number,
     private readonly lingerMs = 0,
+    private readonly companyMayCome: () => boolean = () => true,
   ) {}
 
   /** Resolves with the item's result once the commit that holds it is done. */
@@ -20,7 +22,8 @@ export class GroupCommit<T, R> {
     return new Promise((resolve, reject) => {
       this.pending.push({ item, resolve, reject });
       if (this.running) return;
-      if (this.lingerMs <= 0 || this.pending.length >= this.maxItems) void this.run();
+      if (this.lingerMs <= 0 || this.pending.length >= this.maxItems || !this.companyMayCome())
+        void this.run();
       else this.lingering ??= setTimeout(() => void this.run(), this.lingerMs);
     });
   }

@@ -42,6 +42,8 @@ export interface SpoolOptions {
   maxBytes: number;
   log: Logger;
   onDropped?: (count: number) => void;
+  /** Whether other results may come soon (runs in progress): a result then waits for them (GROUP_LINGER_MS). */
+  resultsMayFollow?: () => boolean;
 }
 
 const SUFFIX = '.result.json';
@@ -51,12 +53,14 @@ const GROUP_SUFFIX = '.results.jsonl';
 const GROUP_RESULT_BYTES = 1024 * 1024;
 const GROUP_RESULTS = 100;
 /**
- * How long a result waits for others to share its durable write. The runs of one phase step finish within
- * milliseconds of each other; without the wait the first went alone and the rest shared a second flush. A flush is
- * a disk request (on a VM, an exit to the host): at 30 runs/s the flushes were 6 % of an agent's CPU (perf). Nothing
- * waits on it: the slot is free already, and delivery waits longer (ResultDelivery's batch linger).
+ * How long a result waits for others to share its durable write while runs are in progress; with none left, it is
+ * written at once. A durable write is a disk request (on a VM, an exit to the host) of about half a millisecond of
+ * the agent's CPU (bench/spool-commit.ts), whatever it holds: at 30 runs/s, with runs a few tens of milliseconds
+ * apart, a 20-ms wait still wrote most results alone. Nothing waits on the write: the slot is free already, and
+ * delivery waits longer (ResultDelivery's batch linger, counted from the same moment). A result not yet written when
+ * the agent is killed is lost with its run's lease, and the run runs again, as one killed mid-run does.
  */
-const GROUP_LINGER_MS = 20;
+const GROUP_LINGER_MS = 250;
 /**
  * Results are appended to one file until it holds this much (or a quarter of AGENT_SPOOL_MAX_MB: results dropped
  * when the spool is full leave the disk with their file) or is this old; then a new file is started.
@@ -120,6 +124,7 @@ export class ResultSpool {
     (group) => this.append(group),
     GROUP_RESULTS,
     GROUP_LINGER_MS,
+    () => this.options.resultsMayFollow?.() ?? false,
   );
   private segment: Segment | null = null;
   /** Writes flushed to disk so far (each an fsync or fdatasync): how well results share them. */
