@@ -112,8 +112,9 @@ export function leaseReach(request: LeaseRequest, runs: readonly RunRow[]): numb
 
 /**
  * The ids of the runs matching `where`, locked in id order, as every statement that locks many runs does
- * (lockRunsCounted in sessions/store.ts): an update of a list of runs in no order (a heartbeat naming hundreds of runs) deadlocked with the
- * recording of a batch of their results, and the failed heartbeat closed the agent's connection.
+ * (lockRunsCounted in sessions/store.ts): an update of a list of runs in no order (a heartbeat naming hundreds of
+ * runs) deadlocked with the recording of a batch of their results, and the failed heartbeat closed the agent's
+ * connection.
  */
 function inIdOrder(where: string): string {
   return `SELECT id FROM runs WHERE ${where} ORDER BY id FOR UPDATE`;

@@ -53,8 +53,8 @@ export async function finishSessionIfDone(
 /**
  * `finishSessionIfDone` for many sessions at once, in a few statements whatever their number. `saved` are the
  * results saved in this transaction: a session whose runs are all of one chain (its run count is the attempt of
- * the run just reported, which is FINAL) has that result as its only final, so it is not read back. `counts`, when
- * the caller knows them, are the sessions' run counts as they stand now; otherwise they are read.
+ * the run just reported, which is FINAL) has that result as its only final, so it is not read back. `known` are the
+ * sessions' run counts as they stand now, when the caller knows them; otherwise they are read.
  */
 export async function finishSessionsIfDone(
   tx: Db,
