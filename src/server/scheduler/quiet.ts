@@ -1,5 +1,5 @@
 import { scheduleChangeCount } from '../checks/schedule-changes.js';
-import { CLAIM_SOON_MS } from './tick.js';
+import { CLAIM_SOON_MS, withinClaimReach } from './tick.js';
 
 /**
  * The longest the scheduler goes without asking the store when the next check is due: how late it may see a check
@@ -16,22 +16,31 @@ export const QUIET_MAX_MS = 1_000;
 export class DueProbeQuiet {
   private untilMs = 0;
   private changesSeen = -1;
+  /** When the next check comes due, as last read (null: unknown, or no check is active). */
+  private nextDueMs: number | null = null;
 
   /**
    * Runs the tick at `now` (`scheduleDueChecks`: resolves to the next due time, null when no check is active,
-   * undefined after claims of several batches) unless the ticks are quiet then.
+   * undefined after claims of several batches or a claim that found nothing) unless the ticks are quiet then.
+   * `schedule` is told when the check last read is within the claim's reach (withinClaimReach), as the probe would
+   * find it: it then claims without probing first (the claim reads what is due itself; the reading is at most
+   * QUIET_MAX_MS old).
    */
-  async tick(now: Date, schedule: () => Promise<Date | null | undefined>): Promise<void> {
+  async tick(now: Date, schedule: (dueSoon: boolean) => Promise<Date | null | undefined>): Promise<void> {
     // Read before the probe: a change made while it runs ends the quiet it sets.
     const changes = scheduleChangeCount();
-    if (changes === this.changesSeen && now.getTime() < this.untilMs) return;
-    const nextDueAt = await schedule();
+    const unchanged = changes === this.changesSeen;
+    if (unchanged && now.getTime() < this.untilMs) return;
+    const known = unchanged ? this.nextDueMs : null;
+    const nextDueAt = await schedule(known !== null && withinClaimReach(known, now.getTime()));
     if (nextDueAt === undefined) {
       this.untilMs = 0;
+      this.nextDueMs = null;
       return;
     }
     const longest = now.getTime() + QUIET_MAX_MS;
-    this.untilMs = nextDueAt === null ? longest : Math.min(longest, nextDueAt.getTime() - CLAIM_SOON_MS);
+    this.nextDueMs = nextDueAt?.getTime() ?? null;
+    this.untilMs = this.nextDueMs === null ? longest : Math.min(longest, this.nextDueMs - CLAIM_SOON_MS);
     this.changesSeen = changes;
   }
 }

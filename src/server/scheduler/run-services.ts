@@ -221,8 +221,8 @@ export class RunServices implements RunsContext {
   /** Schedules the current interval of every due check (once across restarts and replicas). */
   async scheduleTick(): Promise<void> {
     const now = this.clock();
-    await this.dueProbeQuiet.tick(now, () =>
-      scheduleDueChecks(this.db, now, (effects) => this.publish(effects)),
+    await this.dueProbeQuiet.tick(now, (dueSoon) =>
+      scheduleDueChecks(this.db, now, (effects) => this.publish(effects), dueSoon),
     );
   }
 

@@ -41,6 +41,11 @@ export const CLAIM_SOON_MS = 1_000;
  */
 const CLAIM_SLACK_MS = 250;
 
+/** Whether a check next due at `dueMs` is claimed at `nowMs` (a probe that reads it, or a tick that knows it). */
+export function withinClaimReach(dueMs: number, nowMs: number): boolean {
+  return dueMs <= nowMs + CLAIM_SOON_MS + CLAIM_SLACK_MS;
+}
+
 /** When the next active check comes due: the one index probe of a tick that claims nothing. */
 const NEXT_DUE = 'SELECT next_due_at FROM check_schedules WHERE active ORDER BY next_due_at LIMIT 1';
 
@@ -94,17 +99,20 @@ class TickMemory {
  * queued is published as soon as it commits, so agents get the first runs while later batches are still made.
  * Resolves to when the next active check comes due (null: none is active), known from the probe when nothing was
  * due soon and from the claim when one transaction took every check due; undefined after claims of several
- * batches.
+ * batches, or a claim that found nothing. With `dueSoon` (the caller read when the next check comes due, and it is
+ * within the claim's reach: quiet.ts) the claim is made without the probe.
  */
 export async function scheduleDueChecks(
   db: Db,
   now: Date,
   publish: (effects: RunEffects) => void,
+  dueSoon = false,
 ): Promise<Date | null | undefined> {
-  const [next] = await db.query<{ next_due_at: Date | string }>(NEXT_DUE);
-  const nextDueAt = next ? new Date(next.next_due_at) : null;
-  if (nextDueAt === null || nextDueAt.getTime() > now.getTime() + CLAIM_SOON_MS + CLAIM_SLACK_MS)
-    return nextDueAt;
+  if (!dueSoon) {
+    const [next] = await db.query<{ next_due_at: Date | string }>(NEXT_DUE);
+    const nextDueAt = next ? new Date(next.next_due_at) : null;
+    if (nextDueAt === null || !withinClaimReach(nextDueAt.getTime(), now.getTime())) return nextDueAt;
+  }
   const memory = new TickMemory();
   const batch = async () => {
     const effects = new RunEffects();

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { intervalAt, SUB_MINUTE_PHASE_STEP_MS, scheduleOf } from '../../../src/checks/schedule.js';
 import { leaseRuns } from '../../../src/server/queue/lease.js';
 import { QUIET_MAX_MS } from '../../../src/server/scheduler/quiet.js';
@@ -293,25 +293,52 @@ describe.each(STORES)('the claim of a check due soon (%s)', (store) => {
   let server: TestServer;
   const clock = new TestClock('2026-04-01T11:00:00.000Z');
 
-  beforeAll(async () => {
+  // A server each: another test's check due within the claim's lead would be claimed with this one.
+  beforeEach(async () => {
     server = await startTestServer(store, { runs: { background: false, clock: clock.now } });
     await createLocation(server, 'soon-a');
   });
-  afterAll(async () => server?.close());
+  afterEach(async () => server?.close());
+
+  const nextDueOf = async (checkId: string) => {
+    const [row] = await server.server.runs.db.query<{ next_due_at: Date }>(
+      'SELECT next_due_at FROM check_schedules WHERE check_id = $1',
+      [checkId],
+    );
+    return new Date(row?.next_due_at ?? 0).getTime();
+  };
+  const sessionsOf = (checkId: string) =>
+    server.server.runs.db.query('SELECT id FROM check_sessions WHERE check_id = $1', [checkId]);
 
   it('is made by the probe that finds it due in a little over a second, not by one a tick later', async () => {
     const { runs } = server.server;
     const checkId = await createApiCheck(server, { frequency: 10, privateLocations: ['soon-a'] });
     await runs.scheduleTick(); // its first interval, at once
-    const [row] = await runs.db.query<{ next_due_at: Date }>(
-      'SELECT next_due_at FROM check_schedules WHERE check_id = $1',
-      [checkId],
-    );
+    // A fresh process knows no next due time: its first tick probes.
+    await server.restart();
     // The probes a second apart after a claim come just over a second before the next check is due.
-    clock.set(new Date(new Date(row?.next_due_at ?? 0).getTime() - 1_200).toISOString());
+    clock.set(new Date((await nextDueOf(checkId)) - 1_200).toISOString());
+    await server.server.runs.scheduleTick();
+    expect(await sessionsOf(checkId)).toHaveLength(2);
+  });
+
+  it('is made without asking the store first when the last probe said when it comes due', async () => {
+    const { runs } = server.server;
+    const checkId = await createApiCheck(server, { frequency: 10, privateLocations: ['soon-a'] });
+    await runs.scheduleTick(); // its first interval, at once
+    const dueAt = await nextDueOf(checkId);
+    clock.set(new Date(dueAt - 2_000).toISOString());
+    await runs.scheduleTick(); // a probe: due in two seconds, not claimed yet
+    expect(await sessionsOf(checkId)).toHaveLength(1);
+    const asked = vi.spyOn(runs.db, 'query');
+    clock.set(new Date(dueAt - CLAIM_SOON_MS).toISOString());
     await runs.scheduleTick();
-    const sessions = await runs.db.query('SELECT id FROM check_sessions WHERE check_id = $1', [checkId]);
-    expect(sessions).toHaveLength(2);
+    const probes = asked.mock.calls.filter(([sql]) =>
+      /^SELECT next_due_at FROM check_schedules/.test(String(sql)),
+    );
+    asked.mockRestore();
+    expect(probes).toEqual([]);
+    expect(await sessionsOf(checkId)).toHaveLength(2);
   });
 });
 
