@@ -47,7 +47,7 @@ export function withinClaimReach(dueMs: number, nowMs: number): boolean {
 }
 
 /** When the next active check comes due: the one index probe of a tick that claims nothing. */
-const NEXT_DUE = 'SELECT next_due_at FROM check_schedules WHERE active ORDER BY next_due_at LIMIT 1';
+export const NEXT_DUE = 'SELECT next_due_at FROM check_schedules WHERE active ORDER BY next_due_at LIMIT 1';
 
 /**
  * Claims checks due within the lead ($1 = now + lead). The claimed interval is the one that contains the later of

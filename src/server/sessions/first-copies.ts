@@ -89,7 +89,7 @@ export async function recordFirstCopies(
 function countsAfter(decided: readonly Decided[]): Map<string, RunCounts> {
   const counts = new Map<string, RunCounts>();
   for (const { session, run, retry } of decided) {
-    const own = counts.get(session.id) ?? { open: run.session_open, total: run.session_total };
+    const own = counts.get(session.id) ?? { ...run.sessionCounts };
     counts.set(session.id, own);
     if (OPEN_RUN_STATUSES.has(run.status)) own.open -= 1;
     if (retry) {

@@ -102,10 +102,14 @@ export const OPEN_RUN_STATUSES: ReadonlySet<RunStatus> = new Set(['queued', 'lea
 const RUN_COUNTS = `count(*) FILTER (WHERE status IN (${[...OPEN_RUN_STATUSES].map((s) => `'${s}'`).join(', ')})) AS open,
   count(*) AS total`;
 
-/** A run as it was locked, with its session's run counts (`RunCounts`) as they stood then. */
+/** `RunCounts` from the counts' columns (PostgreSQL's count is a bigint, which comes as a string). */
+function runCountsFrom(row: { open: number | string; total: number | string }): RunCounts {
+  return { open: Number(row.open), total: Number(row.total) };
+}
+
+/** A run as it was locked, with its session's `RunCounts` as they stood then. */
 export interface CountedRun extends RunRow {
-  session_open: number;
-  session_total: number;
+  sessionCounts: RunCounts;
 }
 
 /**
@@ -118,18 +122,14 @@ export async function lockRunsCounted(
   accountId: string,
   runIds: readonly string[],
 ): Promise<CountedRun[]> {
-  const rows = await tx.query<RunRow & { session_open: number | string; session_total: number | string }>(
-    `SELECT r.*, c.open AS session_open, c.total AS session_total
+  const rows = await tx.query<RunRow & { open: number | string; total: number | string }>(
+    `SELECT r.*, c.open, c.total
        FROM runs r CROSS JOIN LATERAL (SELECT ${RUN_COUNTS} FROM runs WHERE session_id = r.session_id) c
       WHERE r.id = ANY($1::text[]) AND r.account_id = $2
       ORDER BY r.id FOR UPDATE OF r`,
     [runIds, accountId],
   );
-  return rows.map((r) => ({
-    ...r,
-    session_open: Number(r.session_open),
-    session_total: Number(r.session_total),
-  }));
+  return rows.map(({ open, total, ...run }) => ({ ...run, sessionCounts: runCountsFrom({ open, total }) }));
 }
 
 export async function setSessionStatus(tx: Db, id: string, status: SessionStatus, now: Date): Promise<void> {
@@ -234,7 +234,7 @@ export async function runCountsOf(tx: Db, sessionIds: readonly string[]): Promis
     `SELECT session_id, ${RUN_COUNTS} FROM runs WHERE session_id = ANY($1::text[]) GROUP BY session_id`,
     [sessionIds],
   );
-  return new Map(rows.map((r) => [r.session_id, { open: Number(r.open), total: Number(r.total) }]));
+  return new Map(rows.map((r) => [r.session_id, runCountsFrom(r)]));
 }
 
 /** The FINAL results of each session, oldest first. */

@@ -2,13 +2,14 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import { intervalAt, SUB_MINUTE_PHASE_STEP_MS, scheduleOf } from '../../../src/checks/schedule.js';
 import { leaseRuns } from '../../../src/server/queue/lease.js';
 import { QUIET_MAX_MS } from '../../../src/server/scheduler/quiet.js';
-import { CLAIM_LEAD_MS, CLAIM_SOON_MS } from '../../../src/server/scheduler/tick.js';
+import { CLAIM_LEAD_MS, CLAIM_SOON_MS, NEXT_DUE } from '../../../src/server/scheduler/tick.js';
 import { inPhaseOf } from '../../support/schedule.js';
 import {
   createApiCheck,
   createLocation,
   databaseUrlOf,
   STORES,
+  type Store,
   startTestServer,
   TestClock,
   type TestServer,
@@ -17,6 +18,21 @@ import {
 const at = (iso: string) => new Date(iso);
 const starts = (frequency: number, offset: number | undefined, times: string[]) =>
   times.map((t) => intervalAt(scheduleOf(frequency, offset, 'check-a'), at(t)).start.toISOString());
+
+/** A control plane whose scheduler the test drives (no loops of its own, the test's clock), with these locations. */
+async function drivenServer(store: Store, clock: TestClock, ...locations: string[]): Promise<TestServer> {
+  const server = await startTestServer(store, { runs: { background: false, clock: clock.now } });
+  for (const slug of locations) await createLocation(server, slug);
+  return server;
+}
+
+/** A check's sessions, oldest first. */
+function sessionsOfCheck(server: TestServer, checkId: string) {
+  return server.server.runs.db.query<{ run_locations: string[]; run_source: string }>(
+    'SELECT run_locations, run_source FROM check_sessions WHERE check_id = $1 ORDER BY started_at, id',
+    [checkId],
+  );
+}
 
 describe('intervals of a check', () => {
   it('runs sub-minute checks every frequencyOffset seconds, at a phase of their own', () => {
@@ -80,18 +96,11 @@ describe.each(STORES)('the scheduler (%s)', (store) => {
   const clock = new TestClock('2026-04-01T10:00:00.000Z');
 
   beforeAll(async () => {
-    server = await startTestServer(store, { runs: { background: false, clock: clock.now } });
-    await createLocation(server, 'sched-a');
-    await createLocation(server, 'sched-b');
-    await createLocation(server, 'sched-c');
+    server = await drivenServer(store, clock, 'sched-a', 'sched-b', 'sched-c');
   });
   afterAll(async () => server?.close());
 
-  const sessionsOf = (checkId: string) =>
-    server.server.runs.db.query<{ run_locations: string[]; run_source: string }>(
-      'SELECT run_locations, run_source FROM check_sessions WHERE check_id = $1 ORDER BY started_at, id',
-      [checkId],
-    );
+  const sessionsOf = (checkId: string) => sessionsOfCheck(server, checkId);
 
   /** Leases what the location's queue hands out now, and expects `count` runs. */
   const lease = async (location: string, count: number) => {
@@ -248,24 +257,17 @@ describe.each(STORES)('the scheduler between claims (%s)', (store) => {
   const clock = new TestClock('2026-04-01T10:00:00.000Z');
 
   beforeAll(async () => {
-    server = await startTestServer(store, { runs: { background: false, clock: clock.now } });
-    await createLocation(server, 'quiet-a');
+    server = await drivenServer(store, clock, 'quiet-a');
   });
   afterAll(async () => server?.close());
 
-  const sessionCount = async (checkId: string) =>
-    (
-      await server.server.runs.db.query<{ n: number }>(
-        'SELECT count(*)::int AS n FROM check_sessions WHERE check_id = $1',
-        [checkId],
-      )
-    )[0]?.n;
+  const sessionsOf = (checkId: string) => sessionsOfCheck(server, checkId);
 
   it('asks the store about once a second while nothing is due soon, and at once after a check changes here', async () => {
     const { runs } = server.server;
     const first = await createApiCheck(server, { frequency: 10, privateLocations: ['quiet-a'] });
     await runs.scheduleTick(); // its first interval, at once
-    expect(await sessionCount(first)).toBe(1);
+    expect(await sessionsOf(first)).toHaveLength(1);
     const asked = vi.spyOn(runs.db, 'query');
     clock.advance(100);
     await runs.scheduleTick();
@@ -285,7 +287,7 @@ describe.each(STORES)('the scheduler between claims (%s)', (store) => {
     const second = await createApiCheck(server, { frequency: 10, privateLocations: ['quiet-a'] });
     clock.advance(100);
     await runs.scheduleTick();
-    expect(await sessionCount(second)).toBe(1);
+    expect(await sessionsOf(second)).toHaveLength(1);
   });
 });
 
@@ -295,8 +297,7 @@ describe.each(STORES)('the claim of a check due soon (%s)', (store) => {
 
   // A server each: another test's check due within the claim's lead would be claimed with this one.
   beforeEach(async () => {
-    server = await startTestServer(store, { runs: { background: false, clock: clock.now } });
-    await createLocation(server, 'soon-a');
+    server = await drivenServer(store, clock, 'soon-a');
   });
   afterEach(async () => server?.close());
 
@@ -307,8 +308,7 @@ describe.each(STORES)('the claim of a check due soon (%s)', (store) => {
     );
     return new Date(row?.next_due_at ?? 0).getTime();
   };
-  const sessionsOf = (checkId: string) =>
-    server.server.runs.db.query('SELECT id FROM check_sessions WHERE check_id = $1', [checkId]);
+  const sessionsOf = (checkId: string) => sessionsOfCheck(server, checkId);
 
   it('is made by the probe that finds it due in a little over a second, not by one a tick later', async () => {
     const { runs } = server.server;
@@ -333,9 +333,7 @@ describe.each(STORES)('the claim of a check due soon (%s)', (store) => {
     const asked = vi.spyOn(runs.db, 'query');
     clock.set(new Date(dueAt - CLAIM_SOON_MS).toISOString());
     await runs.scheduleTick();
-    const probes = asked.mock.calls.filter(([sql]) =>
-      /^SELECT next_due_at FROM check_schedules/.test(String(sql)),
-    );
+    const probes = asked.mock.calls.filter(([sql]) => sql === NEXT_DUE);
     asked.mockRestore();
     expect(probes).toEqual([]);
     expect(await sessionsOf(checkId)).toHaveLength(2);
@@ -348,12 +346,11 @@ describe.runIf(STORES.includes('postgres'))('two replicas on one PostgreSQL data
   const clock = new TestClock('2026-04-01T12:00:00.000Z');
 
   beforeAll(async () => {
-    first = await startTestServer('postgres', { runs: { background: false, clock: clock.now } });
+    first = await drivenServer('postgres', clock, 'replica-loc');
     second = await startTestServer('postgres', {
       databaseUrl: databaseUrlOf(first),
       runs: { background: false, clock: clock.now },
     });
-    await createLocation(first, 'replica-loc');
   });
   afterAll(async () => {
     await second?.close();
