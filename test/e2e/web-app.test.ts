@@ -319,9 +319,13 @@ test('greets', async ({ page }) => {
     await page.getByRole('button', { name: 'Save' }).click();
     await page.getByText('Channel saved.').waitFor();
 
+    // What is typed into the new-channel form outlives the page's redraws (here, the test's messages).
+    const name = form.getByLabel('Name');
+    await name.fill('Half-typed hook');
     await page.getByRole('button', { name: /^Send a test to/ }).click();
     await page.getByText(/Test sent \(200\)/).waitFor();
     expect(receiver.received.map((r) => r.url)).toContain('/hook2');
+    expect(await name.inputValue()).toBe('Half-typed hook');
     await page.screenshot({
       path: new URL('web-app-alert-channels.png', SCREENSHOTS).pathname,
       fullPage: true,

@@ -61,6 +61,12 @@ function summary(channel: Channel): string {
   return String(c.address ?? c.url ?? c.number ?? c.serviceName ?? c.name ?? '');
 }
 
+/** The channel's settings as the form's inputs hold them: text, by field. */
+function typedValues(channel: Channel | null): Record<string, string> {
+  if (!channel) return {};
+  return Object.fromEntries(Object.entries(channel.config).map(([key, value]) => [key, String(value ?? '')]));
+}
+
 function ChannelForm({
   channel,
   onSaved,
@@ -71,8 +77,15 @@ function ChannelForm({
   onCancel?: () => void;
 }) {
   const [type, setType] = useState(channel?.type ?? 'EMAIL');
+  // What the person typed lives in state, not only in the inputs: the page redraws whenever the list loads or a
+  // message changes, and a redraw would otherwise put back the values the form was drawn with.
+  const [values, setValues] = useState(() => typedValues(channel));
   const [error, setError] = useState<string | null>(null);
   const fields = FIELDS[type] ?? [];
+  const typed = (key: string) => (event: { currentTarget: { value: string } }) => {
+    const value = event.currentTarget.value;
+    setValues((current) => ({ ...current, [key]: value }));
+  };
   const idPrefix = channel ? `channel-${channel.id}` : 'new-channel';
   return (
     <form
@@ -90,6 +103,7 @@ function ChannelForm({
           if (channel) await api.put(`/v1/alert-channels/${channel.id}`, { type, config });
           else await api.post('/v1/alert-channels', { type, config });
           setError(null);
+          if (!channel) setValues({});
           onSaved(channel ? 'Channel saved.' : 'Channel created.');
         } catch (e) {
           setError((e as Error).message);
@@ -101,7 +115,10 @@ function ChannelForm({
         id={`${idPrefix}-type`}
         value={type}
         disabled={channel !== null}
-        onChange={(e) => setType(e.currentTarget.value)}
+        onChange={(e) => {
+          setType(e.currentTarget.value);
+          setValues({});
+        }}
       >
         {Object.keys(FIELDS).map((t) => (
           <option key={t} value={t}>
@@ -111,7 +128,7 @@ function ChannelForm({
       </select>
       {fields.map((field) => {
         const id = `${idPrefix}-${field.key}`;
-        const value = channel?.type === type ? String(channel.config[field.key] ?? '') : '';
+        const value = values[field.key] ?? '';
         return (
           <div key={`${type}-${field.key}`} class="field">
             <label for={id}>
@@ -119,7 +136,7 @@ function ChannelForm({
               {field.optional ? ' (optional)' : ''}
             </label>
             {field.options ? (
-              <select id={id} name={field.key} value={value || field.options[0]}>
+              <select id={id} name={field.key} value={value || field.options[0]} onChange={typed(field.key)}>
                 {field.options.map((o) => (
                   <option key={o}>{o}</option>
                 ))}
@@ -130,6 +147,7 @@ function ChannelForm({
                 name={field.key}
                 type={field.input ?? 'text'}
                 value={value}
+                onInput={typed(field.key)}
                 required={!field.optional}
                 autocomplete="off"
               />
