@@ -153,6 +153,12 @@ export async function saveAlertState(
   );
 }
 
+/** Whether time alone moves an alert state at `$1`: a reminder or an escalation is due. */
+const ALERT_STATE_DUE = "next_reminder_at <= $1 OR (escalate_at <= $1 AND state <> 'FAILING')";
+
+/** Whether the alert clock has work at `$1` (src/server/scheduler/sweeps.ts). */
+export const ALERT_CLOCK_PROBE = `EXISTS (SELECT 1 FROM alert_states WHERE ${ALERT_STATE_DUE})`;
+
 /** The checks whose reminder or time-based escalation is due. */
 export async function dueAlertStates(
   db: Db,
@@ -160,8 +166,7 @@ export async function dueAlertStates(
   limit: number,
 ): Promise<{ account_id: string; check_id: string }[]> {
   return db.query(
-    `SELECT account_id, check_id FROM alert_states
-      WHERE next_reminder_at <= $1 OR (escalate_at <= $1 AND state <> 'FAILING')
+    `SELECT account_id, check_id FROM alert_states WHERE ${ALERT_STATE_DUE}
       ORDER BY least(next_reminder_at, escalate_at) LIMIT $2`,
     [now, limit],
   );

@@ -1,4 +1,5 @@
 let changes = 0;
+const listeners = new Set<() => void>();
 
 /**
  * Counts the writes of `check_schedules` made by this process. The scheduler reads the next-due time between
@@ -7,6 +8,13 @@ let changes = 0;
  */
 export function schedulesChanged(): void {
   changes += 1;
+  for (const listener of listeners) listener();
+}
+
+/** Calls `listener` at each change made here (a sleeping scheduler wakes); returns the call that stops it. */
+export function onSchedulesChanged(listener: () => void): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
 }
 
 export function scheduleChangeCount(): number {

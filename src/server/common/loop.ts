@@ -2,10 +2,13 @@ import type { FastifyBaseLogger } from 'fastify';
 
 /**
  * Calls `fn` every `intervalMs` (null: only when woken), never twice at once; an error is logged and the loop goes
- * on.
+ * on. `waitMs`, when given, says after each run how long to wait for the next one instead (never less than
+ * `intervalMs`): a loop that knows nothing can happen for a while sleeps through it, and `hurry` cuts the sleep short.
  */
 export class Loop {
   private timer: NodeJS.Timeout | null = null;
+  /** When the pending timer fires (Date.now() time). */
+  private timerAt = 0;
   private running: Promise<void> | null = null;
   private stopped = true;
   /** A wake waits for the run in progress. */
@@ -16,6 +19,7 @@ export class Loop {
     private readonly intervalMs: number | null,
     private readonly fn: () => Promise<void>,
     private readonly log: FastifyBaseLogger,
+    private readonly waitMs?: () => number,
   ) {}
 
   start(): void {
@@ -49,6 +53,14 @@ export class Loop {
     })();
   }
 
+  /** Something changed that the loop acts on: a sleep longer than `intervalMs` ends `intervalMs` from now. */
+  hurry(): void {
+    if (this.stopped || this.intervalMs === null || this.timer === null) return;
+    if (this.timerAt <= Date.now() + this.intervalMs) return;
+    clearTimeout(this.timer);
+    this.schedule(this.intervalMs);
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
@@ -57,10 +69,16 @@ export class Loop {
   }
 
   private schedule(delayMs: number): void {
+    this.timerAt = Date.now() + delayMs;
     this.timer = setTimeout(async () => {
+      this.timer = null;
       if (this.stopped) return;
       await this.runOnce();
-      if (!this.stopped && this.intervalMs !== null) this.schedule(this.intervalMs);
+      if (!this.stopped && this.intervalMs !== null) {
+        // A sleep ends a millisecond late: a timer may fire a little before Date.now() reaches its end.
+        const sleepMs = this.waitMs?.() ?? 0;
+        this.schedule(Math.max(this.intervalMs, sleepMs > 0 ? sleepMs + 1 : 0));
+      }
     }, delayMs);
     this.timer.unref();
   }

@@ -15,6 +15,15 @@ export interface DueWake {
   browser: boolean;
 }
 
+/** A session that ended, as the server's line for it tells it (RunServices logs one per session). */
+export interface EndedSession {
+  checkId: string;
+  check: string;
+  status: string;
+  runSource: string;
+  locations: string[];
+}
+
 /** What a transaction changed that others must hear about once it committed. */
 export class RunEffects {
   /** `accountId\0location` of queues that got runs to hand out at once. */
@@ -24,7 +33,8 @@ export class RunEffects {
    * one still ahead (an interval claimed before it starts, a retry after its back-off).
    */
   readonly dueLater = new Map<string, DueTimes>();
-  readonly finishedSessions = new Set<string>();
+  /** Sessions that ended, by id. */
+  readonly finishedSessions = new Map<string, EndedSession>();
   readonly finishedTestSessions = new Set<string>();
   /** Leased runs whose agents must be told to stop. */
   readonly cancelRuns = new Set<string>();
@@ -50,13 +60,27 @@ export class RunEffects {
     this.dueLater.set(queue, times);
   }
 
+  /** A session ended with `status`. */
+  sessionEnded(
+    session: { id: string; check_id: string; name: string; run_source: string; run_locations: string[] },
+    status: string,
+  ): void {
+    this.finishedSessions.set(session.id, {
+      checkId: session.check_id,
+      check: session.name,
+      status,
+      runSource: session.run_source,
+      locations: session.run_locations,
+    });
+  }
+
   /** Takes in what another transaction changed. */
   absorb(other: RunEffects): void {
     for (const queue of other.enqueued) this.enqueued.add(queue);
     for (const [queue, times] of other.dueLater) {
       for (const [at, { browser }] of times) this.queuedFor(queue, at, browser);
     }
-    for (const id of other.finishedSessions) this.finishedSessions.add(id);
+    for (const [id, ended] of other.finishedSessions) this.finishedSessions.set(id, ended);
     for (const id of other.finishedTestSessions) this.finishedTestSessions.add(id);
     for (const id of other.cancelRuns) this.cancelRuns.add(id);
     this.alertingFailures.push(...other.alertingFailures);
@@ -94,7 +118,7 @@ export class RunEvents extends EventEmitter<EventMap> {
   publish(effects: RunEffects): void {
     for (const queue of effects.enqueued) this.emit('enqueued', queue);
     for (const id of effects.cancelRuns) this.emit('cancel', id);
-    for (const id of effects.finishedSessions) this.emit('session-finished', id);
+    for (const id of effects.finishedSessions.keys()) this.emit('session-finished', id);
     for (const id of effects.finishedTestSessions) this.emit('test-session-finished', id);
   }
 }

@@ -1,11 +1,12 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
-import { levels } from 'pino';
 import { PROTOCOL_LIMITS } from '../../protocol/index.js';
 import { closeMailTransports } from '../alerts/channels/index.js';
 import { alertClockTick } from '../alerts/clock.js';
 import { AlertDelivery } from '../alerts/delivery.js';
 import { alertOnFinishedSessions } from '../alerts/evaluate.js';
 import { DELIVERY_PROBE } from '../alerts/outbox.js';
+import { ALERT_CLOCK_PROBE } from '../alerts/state-store.js';
+import { onSchedulesChanged } from '../checks/schedule-changes.js';
 import { Loop } from '../common/loop.js';
 import type { AlertingConfig } from '../config.js';
 import type { ServerContext } from '../context.js';
@@ -20,7 +21,7 @@ import { QueueWakeups } from '../queue/wakeups.js';
 import { type RetentionOutcome, runRetention } from '../retention/job.js';
 import { expireUntakenRuns, reapLostLeases } from '../sessions/reaper.js';
 import type { RunsContext } from '../sessions/runs-context.js';
-import { deliverSubscriberMails } from '../status-pages/subscriber-mail.js';
+import { deliverSubscriberMails, SUBSCRIBER_MAIL_PROBE } from '../status-pages/subscriber-mail.js';
 import type { Db } from '../store/db.js';
 import { minuteOf, sampleLocationMetrics } from './metrics.js';
 import { DueProbeQuiet } from './quiet.js';
@@ -34,7 +35,7 @@ export interface RunServiceOptions {
   background?: boolean;
   schedulerTickMs?: number;
   reaperTickMs?: number;
-  /** How often the metrics sampler looks whether a new minute began. */
+  /** How often the metrics sampler looks whether a new minute began (on the system clock it sleeps until then). */
   metricsTickMs?: number;
   dispatchPollMs?: number;
   completionPollMs?: number;
@@ -88,6 +89,10 @@ export class RunServices implements RunsContext {
   readonly alerts: AlertDelivery;
   private readonly loops: Loop[];
   private readonly deliveryLoop: Loop;
+  private readonly schedulerLoop: Loop;
+  private readonly alertClockLoop: Loop;
+  private readonly subscriberMailLoop: Loop;
+  private stopHearingChanges: (() => void) | null = null;
   /** The looks for work that may wait in the store, one statement for all (src/server/scheduler/sweeps.ts). */
   readonly sweeper: Sweeper;
   private readonly wakeups: QueueWakeups;
@@ -123,6 +128,9 @@ export class RunServices implements RunsContext {
     this.alerts = new AlertDelivery(db, { publicUrl, alerting }, this.clock, log);
     // Woken by finished sessions that wrote notifications, and by the sweep that finds any due.
     this.deliveryLoop = new Loop('alert delivery', null, () => this.deliveryTick(), log);
+    // Woken by the sweep that finds work for them: an idle second asks the store once for every look.
+    this.alertClockLoop = new Loop('alert clock', null, () => this.alertClockTick(), log);
+    this.subscriberMailLoop = new Loop('subscriber mail', null, () => this.subscriberMailTick(), log);
     this.sweeper = new Sweeper(
       db,
       [
@@ -151,16 +159,50 @@ export class RunServices implements RunsContext {
           everyMs: settings.dispatchPollMs,
           run: () => this.gateway.forwardCancels(),
         },
+        {
+          name: 'alert clock',
+          probe: ALERT_CLOCK_PROBE,
+          everyMs: settings.alertClockTickMs,
+          run: async () => this.alertClockLoop.wake(),
+        },
+        // Only with a mail server: without one no mail is sent.
+        ...(alerting.smtpUrl
+          ? [
+              {
+                name: 'subscriber mail',
+                probe: SUBSCRIBER_MAIL_PROBE,
+                everyMs: settings.subscriberMailTickMs,
+                run: async () => this.subscriberMailLoop.wake(),
+              },
+            ]
+          : []),
       ],
       this.clock,
       log,
     );
+    const quiet = this.dueProbeQuiet;
+    this.schedulerLoop = new Loop(
+      'scheduler',
+      settings.schedulerTickMs,
+      () => this.scheduleTick(),
+      log,
+      this.sleep((now) => quiet.quietLeftMs(now)),
+    );
     this.loops = [
-      new Loop('scheduler', settings.schedulerTickMs, () => this.scheduleTick(), log),
-      new Loop('metrics sampler', settings.metricsTickMs, () => this.metricsTick(), log),
-      new Loop('alert clock', settings.alertClockTickMs, () => this.alertClockTick(), log),
+      this.schedulerLoop,
+      new Loop(
+        'metrics sampler',
+        settings.metricsTickMs,
+        () => this.metricsTick(),
+        log,
+        // From one minute's sample to the next minute.
+        this.sleep((now) =>
+          minuteOf(new Date(now)).getTime() === this.sampledMinute ? this.sampledMinute + 60_000 - now : 0,
+        ),
+      ),
+      this.alertClockLoop,
       new Loop('retention', settings.retentionTickMs, async () => void (await this.retentionTick()), log),
-      new Loop('subscriber mail', settings.subscriberMailTickMs, () => this.subscriberMailTick(), log),
+      this.subscriberMailLoop,
       this.deliveryLoop,
     ];
   }
@@ -168,44 +210,14 @@ export class RunServices implements RunsContext {
   publish(effects: RunEffects): void {
     this.events.publish(effects);
     this.wakeups.schedule(effects.dueLater);
-    if (effects.finishedSessions.size > 0 && logsInfo(this.log)) {
-      void this.logFinished([...effects.finishedSessions]);
+    for (const [sessionId, ended] of effects.finishedSessions) {
+      this.log.info({ sessionId, ...ended }, 'check session finished');
     }
     for (const { sessionId, error } of effects.alertingFailures) {
       this.log.error({ err: error, sessionId }, 'alerting failed for a finished session; its result is kept');
     }
     // Notifications written by finished sessions are sent now rather than at the next poll.
     if (effects.notificationsWritten > 0) this.deliveryLoop.wake();
-  }
-
-  /** One line per finished session at the default level: an operator sees runs end without asking the API. */
-  private async logFinished(ids: string[]): Promise<void> {
-    const rows = await this.db
-      .query<{
-        id: string;
-        check_id: string;
-        name: string;
-        status: string;
-        run_source: string;
-        run_locations: string[];
-      }>(
-        'SELECT id, check_id, name, status, run_source, run_locations FROM check_sessions WHERE id = ANY($1::text[])',
-        [ids],
-      )
-      .catch(() => []);
-    for (const r of rows) {
-      this.log.info(
-        {
-          sessionId: r.id,
-          checkId: r.check_id,
-          check: r.name,
-          status: r.status,
-          runSource: r.run_source,
-          locations: r.run_locations,
-        },
-        'check session finished',
-      );
-    }
   }
 
   /** Escalates TIME_BASED failures and sends reminders that are due. */
@@ -216,6 +228,14 @@ export class RunServices implements RunsContext {
   /** Sends the due notifications of the outbox, batch after batch. */
   async deliveryTick(): Promise<void> {
     while ((await this.alerts.deliverDue()) > 0) {}
+  }
+
+  /**
+   * A loop's sleep (Loop's `waitMs`), on the system clock only: timers keep that clock, not a test's. The scheduler
+   * sleeps through the ticks that would stay quiet anyway (quiet.ts), so an idle second wakes it once, not ten times.
+   */
+  private sleep(leftMs: (nowMs: number) => number): () => number {
+    return () => (this.clock === systemClock ? leftMs(Date.now()) : 0);
   }
 
   /** Schedules the current interval of every due check (once across restarts and replicas). */
@@ -276,20 +296,18 @@ export class RunServices implements RunsContext {
     if (this.background) {
       for (const loop of this.loops) loop.start();
       this.sweeper.start();
+      // A check added or changed here is claimed without waiting for the sleep to end.
+      this.stopHearingChanges = onSchedulesChanged(() => this.schedulerLoop.hurry());
     }
   }
 
   async stop(): Promise<void> {
+    this.stopHearingChanges?.();
     await Promise.all([...this.loops.map((loop) => loop.stop()), this.sweeper.stop()]);
     this.wakeups.stop();
     await this.gateway.stop();
     closeMailTransports();
   }
-}
-
-/** Whether the logger writes INFO lines (the line per finished session costs a read of the store). */
-function logsInfo(log: FastifyBaseLogger): boolean {
-  return (levels.values[log.level] ?? 0) <= (levels.values.info ?? 30);
 }
 
 function withoutUndefined<T extends object>(value: T): Partial<T> {

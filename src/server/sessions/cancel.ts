@@ -74,5 +74,5 @@ async function cancelRunningSession(
   }
   for (const run of running) effects.cancelRuns.add(run.id);
   await setSessionStatus(tx, session.id, 'CANCELLED', now);
-  effects.finishedSessions.add(session.id);
+  effects.sessionEnded(session, 'CANCELLED');
 }

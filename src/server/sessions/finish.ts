@@ -105,7 +105,7 @@ export async function finishSessionsIfDone(
     now,
   );
   await alertWithoutRisk(tx, finished, effects, onFinished, now);
-  for (const { session } of finished) effects.finishedSessions.add(session.id);
+  for (const { session, status } of finished) effects.sessionEnded(session, status);
   // In id order, like every other lock taken on many rows.
   const testSessions = new Set(finished.flatMap((f) => f.session.test_session_id ?? []));
   for (const id of [...testSessions].sort()) await finishTestSessionIfDone(tx, id, now, effects);

@@ -110,6 +110,11 @@ async function settle(db: Db, row: MailRow, status: string, error: string | null
   );
 }
 
+const MAIL_DUE = "status = 'PENDING' AND next_attempt_at <= $1";
+
+/** Whether a mail to a subscriber is due at `$1` (src/server/scheduler/sweeps.ts). */
+export const SUBSCRIBER_MAIL_PROBE = `EXISTS (SELECT 1 FROM subscriber_mails WHERE ${MAIL_DUE})`;
+
 /**
  * Sends the due mails of the outbox, a batch at a time; answers how many it looked at. Each row is claimed (moved
  * CLAIM_MS ahead) in a short transaction first, so replicas never send one twice. A refusal of the mail server
@@ -124,7 +129,7 @@ export async function deliverSubscriberMails(
   const rows = await db.transaction((tx) =>
     tx.query<MailRow>(
       `WITH due AS (
-         SELECT id FROM subscriber_mails WHERE status = 'PENDING' AND next_attempt_at <= $1
+         SELECT id FROM subscriber_mails WHERE ${MAIL_DUE}
           ORDER BY next_attempt_at, seq LIMIT $2 FOR UPDATE SKIP LOCKED)
        UPDATE subscriber_mails m SET next_attempt_at = $3 FROM due WHERE m.id = due.id
        RETURNING m.id, m.account_id, m.subscription_id, m.kind, m.incident_id, m.update_id, m.attempts`,

@@ -291,6 +291,33 @@ describe.each(STORES)('the scheduler between claims (%s)', (store) => {
   });
 });
 
+describe.each(STORES)('the scheduler’s loop on the system clock (%s)', (store) => {
+  let server: TestServer;
+
+  beforeAll(async () => {
+    server = await startTestServer(store);
+    await createLocation(server, 'sleep-a');
+  });
+  afterAll(async () => server?.close());
+
+  it('sleeps through the quiet ticks: it wakes about once a second while nothing is due soon, not ten times', async () => {
+    const { runs } = server.server;
+    const checkId = await createApiCheck(server, { frequency: 10, privateLocations: ['sleep-a'] });
+    // Its first interval is claimed at once: a check made here ends the loop's sleep.
+    await vi.waitFor(async () => expect(await sessionsOfCheck(server, checkId)).toHaveLength(1), {
+      timeout: 5_000,
+    });
+    const ticks = vi.spyOn(runs, 'scheduleTick');
+    const watchedMs = 2_500;
+    await new Promise((resolve) => setTimeout(resolve, watchedMs));
+    const woken = ticks.mock.calls.length;
+    ticks.mockRestore();
+    // At each 100-ms tick that would be 25; the sleep lasts until the quiet ends, QUIET_MAX_MS at most.
+    expect(woken).toBeGreaterThanOrEqual(Math.floor(watchedMs / QUIET_MAX_MS) - 1);
+    expect(woken).toBeLessThanOrEqual(Math.ceil(watchedMs / QUIET_MAX_MS) + 1);
+  });
+});
+
 describe.each(STORES)('the claim of a check due soon (%s)', (store) => {
   let server: TestServer;
   const clock = new TestClock('2026-04-01T11:00:00.000Z');

@@ -1,7 +1,7 @@
 import { simpleParser } from 'mailparser';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startSmtpReceiver } from '../../support/receivers.js';
-import { STORES, type TestServer } from '../../support/server.js';
+import { STORES, startTestServer, type TestServer } from '../../support/server.js';
 import { AlertBench } from '../alerts/support.js';
 
 describe.each(STORES)('subscribers of a status page, by e-mail (%s)', (store) => {
@@ -189,5 +189,40 @@ describe.each(STORES)('subscribers of a status page, by e-mail (%s)', (store) =>
       },
     );
     expect(missing.status).toBe(404);
+  });
+});
+
+describe.each(STORES)('mail to subscribers on a running control plane (%s)', (store) => {
+  let server: TestServer;
+  let smtp: Awaited<ReturnType<typeof startSmtpReceiver>>;
+
+  beforeAll(async () => {
+    smtp = await startSmtpReceiver();
+    // Its own loops on the system clock: the sweep that looks for due mail every 200 ms here (2 s by default).
+    server = await startTestServer(store, {
+      alerting: { smtpUrl: smtp.url, emailFrom: 'Acme status <status@acme.test>' },
+      runs: { subscriberMailTickMs: 200 },
+    });
+  });
+  afterAll(async () => {
+    await server?.close();
+    await smtp?.close();
+  });
+
+  it('goes out on its own: the sweep finds the verification mail due and sends it', async () => {
+    const serviceId = (await server.api('POST', '/v1/status-pages/services', { name: 'API' })).body.id;
+    const page = await server.api('POST', '/v1/status-pages', {
+      name: 'Acme',
+      url: `running-${store}`,
+      cards: [{ name: 'Platform', services: [{ id: serviceId }] }],
+    });
+    const address = 'gil@example.test';
+    const subscribed = await server.api('POST', `/v1/status-pages/${page.body.id}/subscriptions`, {
+      address,
+    });
+    expect(subscribed.status).toBe(201);
+    await vi.waitFor(() => expect(smtp.mails.filter((m) => m.to.includes(address))).toHaveLength(1), {
+      timeout: 10_000,
+    });
   });
 });
