@@ -15,16 +15,16 @@ const PINO_LEVELS: Record<LogLevelName, pino.Level> = {
 };
 
 /** How long a line may wait for others to share its write. */
-export const LINE_GATHER_MS = 100;
+const LINE_GATHER_MS = 100;
 
 /**
  * Stdout for a process that logs per run (the agent): lines gather for up to LINE_GATHER_MS (or 4 KiB) and go out
  * in one write, rather than a write each, which at a low load cost a hand-over to libuv's thread pool and a wake-up
  * of the process and of the reader for every line. What is still held is written when the process exits (pino
- * flushes it on exit, also after a crash), so only a SIGKILL can lose the last lines. `dest` is a file for tests.
+ * flushes it on exit, also after a crash), so only a SIGKILL can lose the last lines.
  */
-export function batchedStdout(dest: number | string = 1): DestinationStream & { flush(): void } {
-  const out = pino.destination({ dest, sync: false, minLength: 4096 });
+export function batchedStdout(): DestinationStream & { flush(): void } {
+  const out = pino.destination({ dest: 1, sync: false, minLength: 4096 });
   let gathering: NodeJS.Timeout | null = null;
   const flush = () => {
     if (gathering) clearTimeout(gathering);

@@ -154,7 +154,7 @@ export async function saveAlertState(
 }
 
 /** Whether time alone moves an alert state at `$1`: a reminder or an escalation is due. */
-const ALERT_STATE_DUE = "next_reminder_at <= $1 OR (escalate_at <= $1 AND state <> 'FAILING')";
+const ALERT_STATE_DUE = "(next_reminder_at <= $1 OR (escalate_at <= $1 AND state <> 'FAILING'))";
 
 /** Whether the alert clock has work at `$1` (src/server/scheduler/sweeps.ts). */
 export const ALERT_CLOCK_PROBE = `EXISTS (SELECT 1 FROM alert_states WHERE ${ALERT_STATE_DUE})`;

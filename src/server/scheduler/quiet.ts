@@ -19,6 +19,12 @@ export class DueProbeQuiet {
   /** When the next check comes due, as last read (null: unknown, or no check is active). */
   private nextDueMs: number | null = null;
 
+  /** How long from `nowMs` the ticks stay quiet: the scheduler's loop sleeps that long (0 once a check changed here). */
+  quietLeftMs(nowMs: number): number {
+    if (scheduleChangeCount() !== this.changesSeen) return 0;
+    return Math.max(0, this.untilMs - nowMs);
+  }
+
   /**
    * Runs the tick at `now` (`scheduleDueChecks`: resolves to the next due time, null when no check is active,
    * undefined after claims of several batches or a claim that found nothing) unless the ticks are quiet then.
@@ -26,12 +32,6 @@ export class DueProbeQuiet {
    * find it: it then claims without probing first (the claim reads what is due itself; the reading is at most
    * QUIET_MAX_MS old).
    */
-  /** How long from `nowMs` the ticks stay quiet: the scheduler's loop sleeps that long (0 once a check changed here). */
-  quietLeftMs(nowMs: number): number {
-    if (scheduleChangeCount() !== this.changesSeen) return 0;
-    return Math.max(0, this.untilMs - nowMs);
-  }
-
   async tick(now: Date, schedule: (dueSoon: boolean) => Promise<Date | null | undefined>): Promise<void> {
     // Read before the probe: a change made while it runs ends the quiet it sets.
     const changes = scheduleChangeCount();
