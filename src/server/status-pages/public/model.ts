@@ -64,7 +64,10 @@ export function uptimeOf(counts: readonly { count: number; failures: number }[])
   return runs === 0 ? null : Math.round(((runs - failures) / runs) * 10_000) / 100;
 }
 
-/** Runs and failures per check and day over the window: day rollups, and today's closed hours. */
+/**
+ * Runs and failures per check and day over the window: day rollups, and the closed hours of the days not rolled up
+ * yet: today's, and the day before's until its day rollup exists (its last hour closes a few minutes after midnight).
+ */
 export async function dailyCounts(
   db: Db,
   accountId: string,
@@ -80,11 +83,16 @@ export async function dailyCounts(
   }>(
     `SELECT check_id, to_char(period_start AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day,
             sum(count) AS count, sum(failures) AS failures
-       FROM check_rollups
+       FROM check_rollups r
       WHERE account_id = $1 AND check_id = ANY($2::text[])
-        AND ((resolution = 'day' AND period_start >= $3) OR (resolution = 'hour' AND period_start >= $4))
+        AND ((resolution = 'day' AND period_start >= $3)
+          OR (resolution = 'hour' AND period_start >= $4 AND NOT EXISTS (
+                SELECT 1 FROM check_rollups d
+                 WHERE d.account_id = r.account_id AND d.check_id = r.check_id AND d.location = r.location
+                   AND d.resolution = 'day'
+                   AND d.period_start = date_bin('1 day', r.period_start, TIMESTAMPTZ '2000-01-01 00:00:00+00'))))
       GROUP BY check_id, day`,
-    [accountId, checkIds, from, new Date(Math.floor(now.getTime() / DAY_MS) * DAY_MS)],
+    [accountId, checkIds, from, new Date(Math.floor(now.getTime() / DAY_MS) * DAY_MS - DAY_MS)],
   );
   return rows.map((r) => ({ ...r, count: toNumber(r.count), failures: toNumber(r.failures) }));
 }
