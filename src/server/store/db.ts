@@ -1,5 +1,6 @@
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
+import { StatementNames } from './statement-names.js';
 
 /** The store's one interface over PGlite (embedded) and PostgreSQL. SQL is PostgreSQL's; params are $1, $2… */
 export interface Db {
@@ -43,10 +44,22 @@ async function openPostgres(databaseUrl: string): Promise<Db> {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 });
   // A pool error (a server restart) must not crash the process; the next query reconnects.
   pool.on('error', () => {});
+  const names = new StatementNames();
+  /** Sends a statement by its name once it has one; `pool` may send it again unnamed, a transaction may not. */
+  const run = async <T>(on: pg.Pool | pg.PoolClient, sql: string, params?: readonly unknown[]) => {
+    const values = params as unknown[] | undefined;
+    const name = names.nameOf(sql);
+    try {
+      return (await on.query({ name, text: sql, values })).rows as T[];
+    } catch (error) {
+      // A transaction is aborted by the error: only a statement of the pool's own can be tried again.
+      if (name === undefined || !names.failed(sql, error) || on !== pool) throw error;
+      return (await on.query(sql, values)).rows as T[];
+    }
+  };
   const wrapClient = (client: pg.PoolClient): Db => ({
     kind: 'postgres',
-    query: async <T>(sql: string, params?: readonly unknown[]) =>
-      (await client.query(sql, params as unknown[])).rows as T[],
+    query: <T>(sql: string, params?: readonly unknown[]) => run<T>(client, sql, params),
     exec: async (sql) => {
       await client.query(sql);
     },
@@ -55,8 +68,7 @@ async function openPostgres(databaseUrl: string): Promise<Db> {
   });
   return {
     kind: 'postgres',
-    query: async <T>(sql: string, params?: readonly unknown[]) =>
-      (await pool.query(sql, params as unknown[])).rows as T[],
+    query: <T>(sql: string, params?: readonly unknown[]) => run<T>(pool, sql, params),
     exec: async (sql) => {
       await pool.query(sql);
     },

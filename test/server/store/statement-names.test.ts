@@ -1,0 +1,69 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type Db, openDb } from '../../../src/server/store/db.js';
+import { freshPostgresDatabase, STORES } from '../../support/server.js';
+
+/** The statements the connection running `tx` has prepared. */
+async function preparedOn(tx: Db): Promise<string[]> {
+  const rows = await tx.query<{ statement: string }>(
+    'SELECT statement FROM pg_prepared_statements ORDER BY prepare_time',
+  );
+  return rows.map((r) => r.statement);
+}
+
+// Statements sent again and again are prepared by name on PostgreSQL (src/server/store/statement-names.ts).
+describe.runIf(STORES.includes('postgres'))('statements prepared on PostgreSQL', () => {
+  let database: Awaited<ReturnType<typeof freshPostgresDatabase>>;
+  let db: Db;
+
+  beforeEach(async () => {
+    database = await freshPostgresDatabase();
+    db = await openDb({ databaseUrl: database.url });
+  });
+
+  afterEach(async () => {
+    await db.close();
+    await database.drop();
+  });
+
+  it('prepares a statement from its second run, once, and never one run only once', async () => {
+    const again = 'SELECT $1::int + 1 AS n';
+    const once = 'SELECT $1::int + 2 AS n';
+    const prepared = await db.transaction(async (tx) => {
+      expect(await tx.query(once, [1])).toEqual([{ n: 3 }]);
+      for (const n of [1, 2, 3]) expect(await tx.query(again, [n])).toEqual([{ n: n + 1 }]);
+      return preparedOn(tx);
+    });
+    expect(prepared).toEqual([again]);
+  });
+
+  it('answers with the new shape of a table that gained a column under a prepared SELECT *', async () => {
+    await db.exec('CREATE TABLE things (a int); INSERT INTO things VALUES (1)');
+    const all = 'SELECT * FROM things';
+    await db.query(all);
+    expect(await db.query(all)).toEqual([{ a: 1 }]);
+    // Another replica's migration, say.
+    await db.exec('ALTER TABLE things ADD COLUMN b int DEFAULT 2');
+    expect(await db.query(all)).toEqual([{ a: 1, b: 2 }]);
+    expect(await db.query(all)).toEqual([{ a: 1, b: 2 }]);
+  });
+
+  it('goes on unnamed when the server forgets its statements, as behind a pooler in transaction mode', async () => {
+    const sql = 'SELECT $1::int + 41 AS n';
+    await db.query(sql, [1]);
+    await db.query(sql, [1]);
+    // A pooler in transaction mode hands a client any server session, which never prepared ours.
+    await db.exec('DEALLOCATE ALL');
+    expect(await db.query(sql, [1])).toEqual([{ n: 42 }]);
+    await db.query(sql, [1]);
+    expect(await db.transaction(preparedOn)).toEqual([]);
+  });
+
+  it('fails only the transaction that met a forgotten statement: an aborted one cannot try it again', async () => {
+    const sql = 'SELECT $1::int + 41 AS n';
+    await db.query(sql, [1]);
+    await db.query(sql, [1]);
+    await db.exec('DEALLOCATE ALL');
+    await expect(db.transaction((tx) => tx.query(sql, [1]))).rejects.toThrow(/does not exist/);
+    expect(await db.transaction((tx) => tx.query(sql, [1]))).toEqual([{ n: 42 }]);
+  });
+});
