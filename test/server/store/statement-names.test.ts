@@ -36,6 +36,59 @@ describe.runIf(STORES.includes('postgres'))('statements prepared on PostgreSQL',
     expect(prepared).toEqual([again]);
   });
 
+  it('answers a prepared statement as an unprepared one: values, nulls, types and no rows', async () => {
+    await db.exec(
+      'CREATE TABLE runs (id text PRIMARY KEY, at timestamptz, tags text[], body jsonb, n bigint, ok boolean)',
+    );
+    const insert = 'INSERT INTO runs VALUES ($1, $2, $3, $4, $5, $6) RETURNING id';
+    const at = new Date('2026-11-28T00:00:00.000Z');
+    for (const id of ['a', 'b', 'c']) {
+      const body = id === 'c' ? null : { id, nested: [1, 'two'] };
+      expect(await db.query(insert, [id, at, ['x', id], body, 2 ** 40, id !== 'b'])).toEqual([{ id }]);
+    }
+    const read = 'SELECT id, at, tags, body, n, ok FROM runs WHERE id = ANY($1::text[]) ORDER BY id';
+    const first = await db.query(read, [['a', 'c']]);
+    const second = await db.query(read, [['a', 'c']]);
+    expect(second).toEqual(first);
+    expect(second).toEqual([
+      {
+        id: 'a',
+        at,
+        tags: ['x', 'a'],
+        body: { id: 'a', nested: [1, 'two'] },
+        n: expect.anything(),
+        ok: true,
+      },
+      { id: 'c', at, tags: ['x', 'c'], body: null, n: expect.anything(), ok: true },
+    ]);
+    expect(String(second[0]?.n)).toBe(String(2 ** 40));
+    expect(await db.query(read, [['none']])).toEqual([]);
+    const update = 'UPDATE runs SET ok = NOT ok WHERE id = $1';
+    await db.query(update, ['a']);
+    expect(await db.query(update, ['a'])).toEqual([]);
+  });
+
+  it("fails a prepared statement with the store's error, and the transaction with it", async () => {
+    await db.exec('CREATE TABLE keys (id text PRIMARY KEY)');
+    const insert = 'INSERT INTO keys VALUES ($1)';
+    await db.query(insert, ['a']);
+    await db.query(insert, ['b']);
+    await expect(db.query(insert, ['a'])).rejects.toMatchObject({ code: '23505' });
+    await expect(
+      db.transaction(async (tx) => {
+        await tx.query(insert, ['c']);
+        await tx.query(insert, ['a']);
+      }),
+    ).rejects.toMatchObject({ code: '23505' });
+    expect(await db.query('SELECT id FROM keys ORDER BY id')).toEqual([{ id: 'a' }, { id: 'b' }]);
+    await db.query(insert, ['c']);
+    expect(await db.query('SELECT id FROM keys ORDER BY id')).toEqual([
+      { id: 'a' },
+      { id: 'b' },
+      { id: 'c' },
+    ]);
+  });
+
   it('answers with the new shape of a table that gained a column under a prepared SELECT *', async () => {
     await db.exec('CREATE TABLE things (a int); INSERT INTO things VALUES (1)');
     const all = 'SELECT * FROM things';
