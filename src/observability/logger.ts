@@ -34,7 +34,8 @@ export function batchedStdout(): DestinationStream & { flush(): void } {
   return {
     write(line: string) {
       out.write(line);
-      gathering ??= setTimeout(flush, LINE_GATHER_MS);
+      // Unref'd: a process with nothing else to do exits at once, and pino writes what is held as it does.
+      gathering ??= setTimeout(flush, LINE_GATHER_MS).unref();
     },
     flush,
   };

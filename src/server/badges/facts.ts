@@ -1,3 +1,4 @@
+import { DAY_MS, periodStart } from '../retention/periods.js';
 import { loadChecks } from '../sessions/checks.js';
 import { effectiveCheck } from '../sessions/effective.js';
 import { feedingChecks } from '../status-pages/feeding.js';
@@ -7,11 +8,9 @@ import type { Db } from '../store/db.js';
 import { findResourceAnyAccount } from '../store/resources.js';
 import type { CheckBadgeState } from './badge.js';
 
-const DAY_MS = 86_400_000;
-
 /** Percent of runs that did not fail over the last `days` UTC days (today's closed hours included). */
 async function uptimeOver(db: Db, accountId: string, checkIds: readonly string[], days: number, now: Date) {
-  const from = new Date(Math.floor(now.getTime() / DAY_MS) * DAY_MS - (days - 1) * DAY_MS);
+  const from = new Date(periodStart(now, DAY_MS).getTime() - (days - 1) * DAY_MS);
   return uptimeOf(await dailyCounts(db, accountId, checkIds, from, now));
 }
 

@@ -1,14 +1,15 @@
 /**
  * Names for the statements the control plane sends to PostgreSQL again and again. A statement sent with a name is
  * parsed and planned once per connection (node-postgres prepares it at its first use there); later runs send only
- * its parameters. On the hot paths (a claim, a lease, a result batch) that took about a third of PostgreSQL's CPU
- * per run away (docs/control-plane.md, Capacity).
+ * its parameters. On the hot paths (a claim, a lease, a result batch) that took a third to a half of PostgreSQL's CPU
+ * away at 30–100 runs/s, an eighth at 300 and more (docs/control-plane.md, Capacity, "Statements prepared on
+ * PostgreSQL").
  *
  * A text is named from its second use, so SQL made for one occasion (a new day's partition) is never prepared, and
  * at most MAX_NAMED texts are: each named one is kept by every connection that ran it.
  */
 const MAX_NAMED = 256;
-/** Texts seen once, counted until they are named; forgotten all at once when this many pile up. */
+/** Texts run once so far, named at their next run; forgotten all at once when this many pile up. */
 const MAX_COUNTED = 4096;
 
 /** PostgreSQL's answer to a statement name the server does not know: a pooler handed us another server session. */

@@ -15,6 +15,8 @@ describe.runIf(STORES.includes('postgres'))('statements prepared on PostgreSQL',
   let database: Awaited<ReturnType<typeof freshPostgresDatabase>>;
   let db: Db;
 
+  // Queries awaited one after another share the pool's one connection (it hands back the idle one it has): what
+  // one prepares, or `DEALLOCATE ALL` forgets, is seen by the next.
   beforeEach(async () => {
     database = await freshPostgresDatabase();
     db = await openDb({ databaseUrl: database.url });

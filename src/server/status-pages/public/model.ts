@@ -1,6 +1,7 @@
 import { maintenanceStore, maintenanceTagsOf } from '../../maintenance/active.js';
 import { maintenancesFrom } from '../../maintenance/occurrences.js';
 import { updatesOf } from '../../maintenance/updates.js';
+import { DAY_MS, periodStart } from '../../retention/periods.js';
 import { loadChecks } from '../../sessions/checks.js';
 import type { Db } from '../../store/db.js';
 import { toNumber } from '../../store/rows.js';
@@ -13,7 +14,6 @@ import { type ServiceState, serviceState, worstState } from './states.js';
 
 /** Days of uptime bars a service shows, today included. */
 export const UPTIME_DAYS = 90;
-const DAY_MS = 86_400_000;
 /** Completed maintenances shown, going back this far. */
 const COMPLETED_MAINTENANCE_MS = 7 * DAY_MS;
 
@@ -92,7 +92,7 @@ export async function dailyCounts(
                    AND d.resolution = 'day'
                    AND d.period_start = date_bin('1 day', r.period_start, TIMESTAMPTZ '2000-01-01 00:00:00+00'))))
       GROUP BY check_id, day`,
-    [accountId, checkIds, from, new Date(Math.floor(now.getTime() / DAY_MS) * DAY_MS - DAY_MS)],
+    [accountId, checkIds, from, new Date(periodStart(now, DAY_MS).getTime() - DAY_MS)],
   );
   return rows.map((r) => ({ ...r, count: toNumber(r.count), failures: toNumber(r.failures) }));
 }
@@ -104,7 +104,7 @@ export async function publicPageOf(
   page: StatusPageDocument,
   now: Date,
 ): Promise<PublicPage> {
-  const from = new Date(Math.floor(now.getTime() / DAY_MS) * DAY_MS - (UPTIME_DAYS - 1) * DAY_MS);
+  const from = new Date(periodStart(now, DAY_MS).getTime() - (UPTIME_DAYS - 1) * DAY_MS);
   const serviceIds = [...new Set(page.cards.flatMap((c) => c.services.map((s) => s.id)))];
   const names = new Map(
     (await statusPageServices(db).list(accountId))
