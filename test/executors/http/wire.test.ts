@@ -174,14 +174,43 @@ describe('requests', () => {
     );
   });
 
-  it('reuses the connection for a redirect to the same origin the server kept open', async () => {
+  /** A server that redirects /from to /to and keeps every connection open, whatever the request asked. */
+  const keepingOpen = () =>
+    scripted((head, _body, socket) => {
+      if (head.startsWith('GET /from '))
+        socket.write('HTTP/1.1 302 Found\r\nlocation: /to\r\ncontent-length: 4\r\n\r\nmove');
+      else socket.write('HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok');
+    });
+
+  it('asks the server to close the connection, and sends nothing more on it even when the server keeps it', async () => {
+    const heads: string[] = [];
     const url = await scripted((head, _body, socket) => {
+      heads.push(head);
       if (head.startsWith('GET /from '))
         socket.write('HTTP/1.1 302 Found\r\nlocation: /to\r\ncontent-length: 4\r\n\r\nmove');
       else socket.write('HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok');
     });
     const attempt = await executeApi(apiCheck({ url: `${url}/from` }), runContext());
     expect(apiResult(attempt).response?.body).toBe('ok');
+    expect(heads).toHaveLength(2);
+    for (const head of heads) expect(head).toMatch(/\r\nconnection: close(\r\n|$)/);
+    expect(apiResult(attempt).request.headers).toMatchObject({ connection: 'close' });
+    expect(server?.connections()).toBe(2);
+  });
+
+  it('keeps the connection for a redirect to the same origin when the check sets connection: keep-alive', async () => {
+    const url = await keepingOpen();
+    const check = apiCheck({ url: `${url}/from`, headers: [{ key: 'Connection', value: 'keep-alive' }] });
+    const attempt = await executeApi(check, runContext());
+    expect(apiResult(attempt).response?.body).toBe('ok');
     expect(server?.connections()).toBe(1);
+  });
+
+  it("takes the check's own connection: close at its word", async () => {
+    const url = await keepingOpen();
+    const check = apiCheck({ url: `${url}/from`, headers: [{ key: 'connection', value: 'Close' }] });
+    const attempt = await executeApi(check, runContext());
+    expect(apiResult(attempt).response?.body).toBe('ok');
+    expect(server?.connections()).toBe(2);
   });
 });

@@ -5,6 +5,7 @@ import type { TlsDetails } from '../../../checks/index.js';
 import { SOCKET_TIMEOUT_MS } from '../connection.js';
 import type { HopTiming } from '../timings.js';
 import type { OpenedSocket } from './connect.js';
+import type { RequestHead } from './head.js';
 import { ResponseBody } from './response-body.js';
 
 // Header bytes are read one character a byte (latin1), as undici and browsers do; the parser's default, ascii,
@@ -33,6 +34,8 @@ interface Pending {
   hop: HopTiming;
   /** A response to HEAD has no body, whatever its content-length says. */
   skipBody: boolean;
+  /** The request asked the server to close: no other request may follow on the connection, even if it stays open. */
+  closes: boolean;
   resolve(response: WireResponse): void;
   reject(error: unknown): void;
 }
@@ -70,7 +73,7 @@ function headBytes(flat: readonly string[]): number {
 
 /**
  * One HTTP/1.1 connection of a run: requests are sent one at a time and their responses parsed as they come. A
- * response whose server keeps the connection open leaves it reusable for the run's next request to the same
+ * response whose server keeps the connection open (to a request that did not ask to close) leaves it reusable for the run's next request to the same
  * origin (a redirect); nothing outlives the run. Fails the request in flight on a socket error, a parse error, a
  * connection closed early, SOCKET_TIMEOUT_MS of silence, or the signal.
  */
@@ -116,12 +119,12 @@ export class Http1Connection {
   }
 
   /** Sends a request (its head and body) and resolves when its response's headers are in. */
-  send(head: string, body: Buffer | null, hop: HopTiming, skipBody: boolean): Promise<WireResponse> {
+  send(head: RequestHead, body: Buffer | null, hop: HopTiming, skipBody: boolean): Promise<WireResponse> {
     this.idle = false;
     return new Promise((resolve, reject) => {
-      this.pending = { hop, skipBody, resolve, reject };
+      this.pending = { hop, skipBody, closes: head.closes, resolve, reject };
       this.socket.cork();
-      this.socket.write(head, 'latin1');
+      this.socket.write(head.text, 'latin1');
       if (body && body.length > 0) this.socket.write(body);
       this.socket.uncork();
     });
@@ -167,7 +170,7 @@ export class Http1Connection {
       return 0;
     }
     pending.hop.response = performance.now();
-    this.keepAlive = info.shouldKeepAlive;
+    this.keepAlive = info.shouldKeepAlive && !pending.closes;
     this.body = new ResponseBody(this);
     pending.resolve({
       status: info.statusCode,
