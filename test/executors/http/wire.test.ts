@@ -175,8 +175,9 @@ describe('requests', () => {
   });
 
   /** A server that redirects /from to /to and keeps every connection open, whatever the request asked. */
-  const keepingOpen = () =>
+  const keepingOpen = (heads: string[] = []) =>
     scripted((head, _body, socket) => {
+      heads.push(head);
       if (head.startsWith('GET /from '))
         socket.write('HTTP/1.1 302 Found\r\nlocation: /to\r\ncontent-length: 4\r\n\r\nmove');
       else socket.write('HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok');
@@ -184,12 +185,7 @@ describe('requests', () => {
 
   it('asks the server to close the connection, and sends nothing more on it even when the server keeps it', async () => {
     const heads: string[] = [];
-    const url = await scripted((head, _body, socket) => {
-      heads.push(head);
-      if (head.startsWith('GET /from '))
-        socket.write('HTTP/1.1 302 Found\r\nlocation: /to\r\ncontent-length: 4\r\n\r\nmove');
-      else socket.write('HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok');
-    });
+    const url = await keepingOpen(heads);
     const attempt = await executeApi(apiCheck({ url: `${url}/from` }), runContext());
     expect(apiResult(attempt).response?.body).toBe('ok');
     expect(heads).toHaveLength(2);
@@ -198,19 +194,14 @@ describe('requests', () => {
     expect(server?.connections()).toBe(2);
   });
 
-  it('keeps the connection for a redirect to the same origin when the check sets connection: keep-alive', async () => {
+  it.each([
+    ['keep-alive', 'keeps the connection for a redirect to the same origin', 1],
+    ['Close', 'opens a new one for it', 2],
+  ])("takes the check's own connection: %s at its word: %s", async (value, _what, connections) => {
     const url = await keepingOpen();
-    const check = apiCheck({ url: `${url}/from`, headers: [{ key: 'Connection', value: 'keep-alive' }] });
+    const check = apiCheck({ url: `${url}/from`, headers: [{ key: 'Connection', value }] });
     const attempt = await executeApi(check, runContext());
     expect(apiResult(attempt).response?.body).toBe('ok');
-    expect(server?.connections()).toBe(1);
-  });
-
-  it("takes the check's own connection: close at its word", async () => {
-    const url = await keepingOpen();
-    const check = apiCheck({ url: `${url}/from`, headers: [{ key: 'connection', value: 'Close' }] });
-    const attempt = await executeApi(check, runContext());
-    expect(apiResult(attempt).response?.body).toBe('ok');
-    expect(server?.connections()).toBe(2);
+    expect(server?.connections()).toBe(connections);
   });
 });
