@@ -3,7 +3,8 @@
  * `--cpu-profile`), attaches to each through the inspector protocol, samples from the window's start to its end,
  * and sums self time by function and by area (a package of node_modules, a folder of our dist/, Node's own code).
  */
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import WebSocket from 'ws';
 
 interface ProfileNode {
@@ -61,7 +62,10 @@ export class WindowProfiler {
   async stop(saveTo?: string): Promise<ProfileSummary> {
     const { profile } = (await this.call('Profiler.stop')) as { profile: Profile };
     this.ws.close();
-    if (saveTo) await writeFile(saveTo, JSON.stringify(profile));
+    if (saveTo) {
+      await mkdir(dirname(saveTo), { recursive: true });
+      await writeFile(saveTo, JSON.stringify(profile));
+    }
     return summarize(profile);
   }
 
