@@ -49,7 +49,8 @@ function single(value: string | string[] | undefined): string | undefined {
 
 /**
  * Sends a plan's request and follows its redirects. A redirect to the same origin reuses the connection when the
- * server kept it open; no connection outlives the run. Never throws; the error is part of the result.
+ * server kept it open; no connection is used after the run, and one the server was asked to close is left to the
+ * server to close (`Http1Connection.finish`). Never throws; the error is part of the result.
  */
 export async function exchange(plan: RequestPlan, options: ExchangeOptions): Promise<Exchange> {
   const { signal, clientCertificates, log } = options;
@@ -60,7 +61,7 @@ export async function exchange(plan: RequestPlan, options: ExchangeOptions): Pro
 
   const connectionFor = (url: URL, hop: HopTiming): Http1Connection => {
     if (connection?.origin === url.origin && connection.reusable) return connection;
-    connection?.destroy();
+    connection?.finish();
     const settings = {
       family: plan.family,
       skipSSL: plan.skipSSL,
@@ -121,7 +122,7 @@ export async function exchange(plan: RequestPlan, options: ExchangeOptions): Pro
   } catch (error) {
     return { hops, response, error };
   } finally {
-    connection?.destroy();
+    connection?.finish();
   }
 }
 

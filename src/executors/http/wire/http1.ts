@@ -40,6 +40,12 @@ interface Pending {
   reject(error: unknown): void;
 }
 
+/**
+ * How long a connection whose request asked the server to close waits, after its run, for the server to do so (in
+ * the background: the run is over). Past it, the agent closes it itself.
+ */
+const SERVER_CLOSE_WAIT_MS = 2000;
+
 /** Header names and values as undici's request API gives them: names in lower case, a repeated one as a list. */
 function headersOf(flat: readonly string[]): IncomingHttpHeaders {
   const headers: Record<string, string | string[]> = {};
@@ -86,6 +92,10 @@ export class Http1Connection {
   private informational = false;
   private keepAlive = false;
   private idle = false;
+  /** The last response came whole to a request that asked the server to close: the server's close is due. */
+  private serverCloses = false;
+  /** Set while `finish` waits for the server to close. */
+  private lingering: NodeJS.Timeout | null = null;
   private failed = false;
 
   constructor(
@@ -121,6 +131,7 @@ export class Http1Connection {
   /** Sends a request (its head and body) and resolves when its response's headers are in. */
   send(head: RequestHead, body: Buffer | null, hop: HopTiming, skipBody: boolean): Promise<WireResponse> {
     this.idle = false;
+    this.serverCloses = false;
     return new Promise((resolve, reject) => {
       this.pending = { hop, skipBody, closes: head.closes, resolve, reject };
       this.socket.cork();
@@ -138,7 +149,26 @@ export class Http1Connection {
     this.socket.resume();
   }
 
+  /**
+   * Ends the connection when its run is done with it. One whose server was asked to close and answered in full is
+   * left for the server to close (at most SERVER_CLOSE_WAIT_MS, not holding the process open), so that the server
+   * and not the agent keeps the connection's TIME_WAIT (docs/checks.md, "The server closes first"): the server's
+   * FIN may come a little after its response. Any other connection is destroyed at once.
+   */
+  finish(): void {
+    if (!this.serverCloses || this.failed || this.socket.destroyed || this.socket.readableEnded) {
+      this.destroy();
+      return;
+    }
+    this.signal.removeEventListener('abort', this.onAbort);
+    // The server's FIN ends the socket (onEnd), which destroys it and clears the timer.
+    this.lingering = setTimeout(() => this.destroy(), SERVER_CLOSE_WAIT_MS).unref();
+    this.socket.unref();
+    this.socket.resume();
+  }
+
   destroy(): void {
+    if (this.lingering) clearTimeout(this.lingering);
     this.signal.removeEventListener('abort', this.onAbort);
     this.idle = false;
     this.socket.destroy();
@@ -188,6 +218,7 @@ export class Http1Connection {
     }
     const { pending, body } = this;
     if (pending) pending.hop.complete = performance.now();
+    this.serverCloses = pending?.closes === true;
     this.pending = null;
     this.body = null;
     this.idle = this.keepAlive;
