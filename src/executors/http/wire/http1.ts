@@ -79,9 +79,10 @@ function headBytes(flat: readonly string[]): number {
 
 /**
  * One HTTP/1.1 connection of a run: requests are sent one at a time and their responses parsed as they come. A
- * response whose server keeps the connection open (to a request that did not ask to close) leaves it reusable for the run's next request to the same
- * origin (a redirect); nothing outlives the run. Fails the request in flight on a socket error, a parse error, a
- * connection closed early, SOCKET_TIMEOUT_MS of silence, or the signal.
+ * response whose server keeps the connection open, to a request that did not ask it to close, leaves it reusable
+ * for the run's next request to the same origin (a redirect); no request is sent on it after the run (`finish`).
+ * Fails the request in flight on a socket error, a parse error, a connection closed early, SOCKET_TIMEOUT_MS of
+ * silence, or the signal.
  */
 export class Http1Connection {
   private readonly socket: Socket;
