@@ -2,7 +2,8 @@
  * Start-up and idle memory of the `vantage` command (issue 17), with the Node.js that runs this script, on dist/
  * (built first when src/ is newer): `--version` and `--help`; `run` of one URL check against a local HTTP server
  * (wall time and peak RSS, from /usr/bin/time); `agent` from spawn until /-/readiness answers 200 (connected to
- * a real `vantage server` on an embedded store), and its RSS after it idled. Each is the median of RUNS runs.
+ * a real `vantage server` on an embedded store), and its RSS after it idled, connected over plain HTTP and over
+ * HTTPS (a TLS proxy in front of the server, as an ingress would be). Each is the median of RUNS runs.
  * Run: node --import tsx bench/startup.ts [runs, default 7]
  * Node.js 24: /work/main/runtimes/engines/node24/node_modules/.bin/node --import tsx bench/startup.ts
  */
@@ -11,11 +12,13 @@ import { once } from 'node:events';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, connect as netConnect } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { createServer as createTlsServer, type Server as TlsServer } from 'node:tls';
 import { freePort, processApi, ServerProcess } from '../test/support/server-process.js';
+import { selfSignedCertificate } from '../test/support/tls.js';
 import { ROOT } from '../test/support/vantage-command.js';
 import { median } from './support.js';
 
@@ -114,6 +117,19 @@ async function agentStart(
   }
 }
 
+/** TLS in front of the server on `port`, with a certificate for 127.0.0.1: what an agent reaches in production. */
+async function tlsProxy(port: number, key: string, cert: string): Promise<TlsServer> {
+  const proxy = createTlsServer({ key, cert }, (client) => {
+    const upstream = netConnect(port, '127.0.0.1');
+    client.pipe(upstream).pipe(client);
+    client.on('error', () => upstream.destroy());
+    upstream.on('error', () => client.destroy());
+  });
+  proxy.listen(0, '127.0.0.1');
+  await once(proxy, 'listening');
+  return proxy;
+}
+
 const work = await mkdtemp(join(tmpdir(), 'vantage-bench-startup-'));
 const target = createServer((_req, res) => res.end('ok'));
 target.listen(0, '127.0.0.1');
@@ -132,6 +148,7 @@ await writeFile(
 
 const serverPort = await freePort();
 let server: ServerProcess | undefined;
+let proxy: TlsServer | undefined;
 let floor = '';
 const rows: { what: string; value: number; goal: number; unit: string; cpu?: number }[] = [];
 try {
@@ -196,6 +213,24 @@ try {
       }),
     );
   }
+  // The same over HTTPS: the agent then also holds TLS and the certificates it trusts (Node.js's own, and this one).
+  const certificate = selfSignedCertificate();
+  const caFile = join(work, 'ca.pem');
+  await writeFile(caFile, certificate.cert);
+  proxy = await tlsProxy(serverPort, certificate.key, certificate.cert);
+  const proxyPort = (proxy.address() as AddressInfo).port;
+  const tlsAgents = [];
+  for (let i = 0; i < Math.min(RUNS, 5); i++) {
+    tlsAgents.push(
+      await agentStart({
+        API_KEY: location.body.keys[0].rawKey,
+        API_URL: `https://127.0.0.1:${proxyPort}`,
+        NODE_EXTRA_CA_CERTS: caFile,
+        AGENT_DATA_DIR: join(work, `agent-tls-${i}`),
+        LOG_LEVEL: 'WARN',
+      }),
+    );
+  }
   rows.push({
     what: 'vantage agent, spawn to ready',
     value: median(agents.map((a) => a.ready)),
@@ -209,7 +244,14 @@ try {
     goal: GOALS.agentIdleMb,
     unit: 'MB',
   });
+  rows.push({
+    what: 'vantage agent over HTTPS, idle RSS',
+    value: median(tlsAgents.map((a) => a.idleMb)),
+    goal: GOALS.agentIdleMb,
+    unit: 'MB',
+  });
 } finally {
+  proxy?.close();
   await server?.stop();
   target.close();
   await rm(work, { recursive: true, force: true });
