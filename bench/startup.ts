@@ -202,35 +202,32 @@ try {
   });
   if (location.status !== 201 && location.status !== 200)
     throw new Error(`POST /v1/private-locations: ${location.status} ${JSON.stringify(location.body)}`);
-  const agents = [];
-  for (let i = 0; i < Math.min(RUNS, 5); i++) {
-    agents.push(
-      await agentStart({
-        API_KEY: location.body.keys[0].rawKey,
-        API_URL: `http://127.0.0.1:${serverPort}`,
-        AGENT_DATA_DIR: join(work, `agent-${i}`),
-        LOG_LEVEL: 'WARN',
-      }),
-    );
-  }
+  /** Agents started one after another against `apiUrl`, each with its own data folder. */
+  const startAgents = async (name: string, apiUrl: string, env: Record<string, string> = {}) => {
+    const started = [];
+    for (let i = 0; i < Math.min(RUNS, 5); i++) {
+      started.push(
+        await agentStart({
+          API_KEY: location.body.keys[0].rawKey,
+          API_URL: apiUrl,
+          AGENT_DATA_DIR: join(work, `${name}-${i}`),
+          LOG_LEVEL: 'WARN',
+          ...env,
+        }),
+      );
+    }
+    return started;
+  };
+  const agents = await startAgents('agent', `http://127.0.0.1:${serverPort}`);
   // The same over HTTPS: the agent then also holds TLS and the certificates it trusts (Node.js's own, and this one).
   const certificate = selfSignedCertificate();
   const caFile = join(work, 'ca.pem');
   await writeFile(caFile, certificate.cert);
   proxy = await tlsProxy(serverPort, certificate.key, certificate.cert);
   const proxyPort = (proxy.address() as AddressInfo).port;
-  const tlsAgents = [];
-  for (let i = 0; i < Math.min(RUNS, 5); i++) {
-    tlsAgents.push(
-      await agentStart({
-        API_KEY: location.body.keys[0].rawKey,
-        API_URL: `https://127.0.0.1:${proxyPort}`,
-        NODE_EXTRA_CA_CERTS: caFile,
-        AGENT_DATA_DIR: join(work, `agent-tls-${i}`),
-        LOG_LEVEL: 'WARN',
-      }),
-    );
-  }
+  const tlsAgents = await startAgents('agent-tls', `https://127.0.0.1:${proxyPort}`, {
+    NODE_EXTRA_CA_CERTS: caFile,
+  });
   rows.push({
     what: 'vantage agent, spawn to ready',
     value: median(agents.map((a) => a.ready)),
