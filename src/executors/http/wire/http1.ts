@@ -157,7 +157,8 @@ export class Http1Connection {
    * FIN may come a little after its response. Any other connection is destroyed at once.
    */
   finish(): void {
-    if (!this.serverCloses || this.failed || this.socket.destroyed || this.socket.readableEnded) {
+    // A failed connection is destroyed already (fail); one whose server's FIN came has nothing left to wait for.
+    if (!this.serverCloses || this.socket.destroyed || this.socket.readableEnded) {
       this.destroy();
       return;
     }
