@@ -3,7 +3,8 @@
  * (built first when src/ is newer): `--version` and `--help`; `run` of one URL check against a local HTTP server
  * (wall time and peak RSS, from /usr/bin/time); `agent` from spawn until /-/readiness answers 200 (connected to
  * a real `vantage server` on an embedded store), and its RSS after it idled, connected over plain HTTP and over
- * HTTPS (a TLS proxy in front of the server, as an ingress would be). Each is the median of RUNS runs.
+ * HTTPS (a TLS proxy in front of the server, as an ingress would be). Each is the median of RUNS runs. Under the
+ * table: where each idle RSS lies (anonymous, file pages, the node binary's), with Node.js idling alone as the floor.
  * Run: node --import tsx bench/startup.ts [runs, default 7]
  * Node.js 24: /work/main/runtimes/engines/node24/node_modules/.bin/node --import tsx bench/startup.ts
  */
@@ -73,10 +74,45 @@ function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
-/** Resident set of a process now, in MB. */
-function rssMb(pid: number): number {
-  const kb = readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmRSS:\s+(\d+)/)?.[1];
-  return Number(kb) / 1024;
+/** A process's resident set now, in MB: in all, anonymous memory, file pages, and of those the node binary's. */
+interface RssSplit {
+  total: number;
+  anon: number;
+  file: number;
+  binary: number;
+}
+
+function rssSplit(pid: number): RssSplit {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (field: string) => Number(status.match(new RegExp(`${field}:\\s+(\\d+)`))?.[1] ?? 0);
+  let binary = 0;
+  let inBinary = false;
+  for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
+    const mapping = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
+    if (mapping) inBinary = mapping[1] === process.execPath;
+    else if (inBinary) binary += Number(/^Rss:\s+(\d+) kB/.exec(line)?.[1] ?? 0);
+  }
+  return {
+    total: kb('VmRSS') / 1024,
+    anon: kb('RssAnon') / 1024,
+    file: (kb('RssFile') + kb('RssShmem')) / 1024,
+    binary: binary / 1024,
+  };
+}
+
+const splitLine = (what: string, split: RssSplit) =>
+  `${what}, ${split.total.toFixed(1)} MB: ${split.anon.toFixed(1)} MB anonymous, ${split.file.toFixed(1)} MB file pages (${split.binary.toFixed(1)} MB of them the node binary's)`;
+
+/** Node.js itself idling (`node -e` with a timer): the floor under every idle RSS below. */
+async function bareNodeIdle(): Promise<RssSplit> {
+  const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1 << 30)'], { stdio: 'ignore' });
+  try {
+    await sleep(IDLE_MS);
+    return rssSplit(child.pid ?? 0);
+  } finally {
+    child.kill();
+    await once(child, 'exit');
+  }
 }
 
 async function readiness(port: number): Promise<number> {
@@ -90,7 +126,7 @@ async function readiness(port: number): Promise<number> {
 /** A `vantage agent` from spawn to ready (seconds), then its RSS after IDLE_MS. */
 async function agentStart(
   env: Record<string, string>,
-): Promise<{ ready: number; cpu: number; idleMb: number }> {
+): Promise<{ ready: number; cpu: number; idle: RssSplit }> {
   const healthPort = await freePort();
   const started = performance.now();
   const child = spawn(process.execPath, [MAIN, 'agent'], {
@@ -110,7 +146,7 @@ async function agentStart(
     const ready = (performance.now() - started) / 1000;
     const cpu = cpuSeconds(child.pid ?? 0);
     await sleep(IDLE_MS);
-    return { ready, cpu, idleMb: rssMb(child.pid ?? 0) };
+    return { ready, cpu, idle: rssSplit(child.pid ?? 0) };
   } finally {
     child.kill('SIGTERM');
     await once(child, 'exit');
@@ -150,6 +186,8 @@ const serverPort = await freePort();
 let server: ServerProcess | undefined;
 let proxy: TlsServer | undefined;
 let floor = '';
+/** Where the idle RSS lies: Node.js alone, then the agents. */
+const splits: string[] = [];
 const rows: { what: string; value: number; goal: number; unit: string; cpu?: number }[] = [];
 try {
   const measure = async (args: string[]) => {
@@ -237,13 +275,25 @@ try {
   });
   rows.push({
     what: 'vantage agent, idle RSS',
-    value: median(agents.map((a) => a.idleMb)),
+    value: median(agents.map((a) => a.idle.total)),
     goal: GOALS.agentIdleMb,
     unit: 'MB',
   });
+  const medianSplit = (started: { idle: RssSplit }[]): RssSplit => ({
+    total: median(started.map((a) => a.idle.total)),
+    anon: median(started.map((a) => a.idle.anon)),
+    file: median(started.map((a) => a.idle.file)),
+    binary: median(started.map((a) => a.idle.binary)),
+  });
+  const bareIdle = await bareNodeIdle();
+  splits.push(
+    splitLine('node -e idling', bareIdle),
+    splitLine('vantage agent idling', medianSplit(agents)),
+    splitLine('vantage agent over HTTPS idling', medianSplit(tlsAgents)),
+  );
   rows.push({
     what: 'vantage agent over HTTPS, idle RSS',
-    value: median(tlsAgents.map((a) => a.idleMb)),
+    value: median(tlsAgents.map((a) => a.idle.total)),
     goal: GOALS.agentIdleMb,
     unit: 'MB',
   });
@@ -269,4 +319,5 @@ for (const row of rows) {
     `| ${row.what} | ${row.value.toFixed(digits)} ${row.unit} | ≤ ${row.goal} ${row.unit} | ${cpu} | ${met ? 'met' : 'MISSED'} |`,
   );
 }
+for (const line of splits) console.log(line);
 process.exitCode = missed === 0 ? 0 : 1;
