@@ -11,6 +11,7 @@ import {
 } from '../../checks/index.js';
 import { parseEnv, problemLines } from '../../config/env.js';
 import { CheckPool, POOLED_KINDS, poolThreads } from '../../executors/pool/index.js';
+import { afterIoPoll } from '../../executors/run/after-io-poll.js';
 import { runCheckSession } from '../../executors/run/session.js';
 // Not the runtimes' index: it loads the script sandbox, which only script checks need (their executors load it).
 import { scriptUsersWarning } from '../../runtimes/sandbox/script-users.js';
@@ -162,7 +163,10 @@ async function inLanes<T>(
 ): Promise<void> {
   let next = 0;
   const lane = async () => {
-    while (next < items.length) await run(items[next++] as T);
+    while (next < items.length) {
+      await run(items[next++] as T);
+      await afterIoPoll();
+    }
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, lane));
 }

@@ -1,4 +1,5 @@
 import type { CheckSession } from '../../checks/index.js';
+import { afterIoPoll } from '../run/after-io-poll.js';
 import { runCheckSession } from '../run/session.js';
 import { pooledExecutors } from './executors.js';
 import type { SessionJob } from './messages.js';
@@ -57,6 +58,7 @@ export class SlotRunner {
       this.running.delete(job.id);
     }
     this.onDone(job.id, outcome);
+    await afterIoPoll();
     this.startWaiting();
   }
 }
