@@ -10,7 +10,7 @@
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { type AddressInfo, connect as netConnect } from 'node:net';
@@ -21,6 +21,7 @@ import { createServer as createTlsServer, type Server as TlsServer } from 'node:
 import { freePort, processApi, ServerProcess } from '../test/support/server-process.js';
 import { selfSignedCertificate } from '../test/support/tls.js';
 import { ROOT } from '../test/support/vantage-command.js';
+import { cpuSeconds, type RssSplit, rssSplit } from './control-plane/proc.js';
 import { median } from './support.js';
 
 const RUNS = Number(process.argv[2] ?? 7);
@@ -66,38 +67,6 @@ async function timed(args: string[]): Promise<{ wall: number; peakMb: number; cp
   if (code !== 0) throw new Error(`vantage ${args.join(' ')} exited ${code}\n${stderr}`);
   const [wall = 0, kb = 0, user = 0, sys = 0] = (await readFile(out, 'utf8')).trim().split(/\s+/).map(Number);
   return { wall, peakMb: kb / 1024, cpu: user + sys };
-}
-
-/** CPU seconds (user and system) a process has used so far. */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
-
-/** A process's resident set now, in MB: in all, anonymous memory, file pages, and of those the node binary's. */
-interface RssSplit {
-  total: number;
-  anon: number;
-  file: number;
-  binary: number;
-}
-
-function rssSplit(pid: number): RssSplit {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (field: string) => Number(status.match(new RegExp(`${field}:\\s+(\\d+)`))?.[1] ?? 0);
-  let binary = 0;
-  let inBinary = false;
-  for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
-    const mapping = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
-    if (mapping) inBinary = mapping[1] === process.execPath;
-    else if (inBinary) binary += Number(/^Rss:\s+(\d+) kB/.exec(line)?.[1] ?? 0);
-  }
-  return {
-    total: kb('VmRSS') / 1024,
-    anon: kb('RssAnon') / 1024,
-    file: (kb('RssFile') + kb('RssShmem')) / 1024,
-    binary: binary / 1024,
-  };
 }
 
 const splitLine = (what: string, split: RssSplit) =>
@@ -279,12 +248,10 @@ try {
     goal: GOALS.agentIdleMb,
     unit: 'MB',
   });
-  const medianSplit = (started: { idle: RssSplit }[]): RssSplit => ({
-    total: median(started.map((a) => a.idle.total)),
-    anon: median(started.map((a) => a.idle.anon)),
-    file: median(started.map((a) => a.idle.file)),
-    binary: median(started.map((a) => a.idle.binary)),
-  });
+  const medianSplit = (started: { idle: RssSplit }[]): RssSplit => {
+    const of = (part: keyof RssSplit) => median(started.map((a) => a.idle[part]));
+    return { total: of('total'), anon: of('anon'), file: of('file'), binary: of('binary') };
+  };
   const bareIdle = await bareNodeIdle();
   splits.push(
     splitLine('node -e idling', bareIdle),

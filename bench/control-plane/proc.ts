@@ -26,6 +26,32 @@ export function rssMiB(pid: number): number {
   }
 }
 
+/** A process's resident set now, in MiB: in all, anonymous memory, file pages, and of those the node binary's. */
+export interface RssSplit {
+  total: number;
+  anon: number;
+  file: number;
+  binary: number;
+}
+
+export function rssSplit(pid: number): RssSplit {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (field: string) => Number(status.match(new RegExp(`${field}:\\s+(\\d+)`))?.[1] ?? 0);
+  let binary = 0;
+  let inBinary = false;
+  for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
+    const mapping = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
+    if (mapping) inBinary = mapping[1] === process.execPath;
+    else if (inBinary) binary += Number(/^Rss:\s+(\d+) kB/.exec(line)?.[1] ?? 0);
+  }
+  return {
+    total: kb('VmRSS') / 1024,
+    anon: kb('RssAnon') / 1024,
+    file: (kb('RssFile') + kb('RssShmem')) / 1024,
+    binary: binary / 1024,
+  };
+}
+
 /** Busy and total CPU seconds of the whole machine, all cores. */
 export function machineCpu(): { busy: number; total: number } {
   const line = readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '';
