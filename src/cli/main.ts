@@ -1,10 +1,17 @@
 #!/usr/bin/env node
 import module from 'node:module';
-import { enterStartUpMode } from './start-up-mode.js';
-import { loadZodInEnglishOnly } from './zod-locales.js';
+import { setFlagsFromString } from 'node:v8';
 
-loadZodInEnglishOnly();
+// V8's optimizing compilers go off before the first module of ours loads, so only Node.js's own modules are imported
+// statically (those are all loaded before this line runs). Loading even one more file makes Node.js's path code hot
+// enough for Maglev, and the compiler's machine code then stays resident (1.5 MB of an idle agent, bench/startup.ts).
+// The start-up mode then takes over, and gives the user's own setting of these flags back.
+setFlagsFromString('--no-maglev');
+setFlagsFromString('--no-turbofan');
+const { enterStartUpMode } = await import('./start-up-mode.js');
 enterStartUpMode();
+const { loadZodInEnglishOnly } = await import('./zod-locales.js');
+loadZodInEnglishOnly();
 
 // Each command's module is imported when the command runs, so that a command (and --version, --help) loads only
 // what it uses: the server, the store and the browser runtimes take seconds to load on a small machine. A bare

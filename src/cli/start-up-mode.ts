@@ -11,12 +11,17 @@ import { runInNewContext } from 'node:vm';
  * on Node.js 24 (bench/startup.ts): `vantage run` of one check peaks at 64 MB instead of 77, an idle agent (which
  * stays in this mode until its first run) holds 63 MB instead of 70 (docs/performance.md).
  * V8 reads these settings each time it decides, so changing them at run time takes effect. A setting the user gave
- * node (NODE_OPTIONS, node's own flags) is left as given.
+ * node (NODE_OPTIONS, node's own flags) is left as given, or given back where main.ts set it first.
  */
 const START_UP_FLAGS = [
-  { during: '--no-maglev', after: '--maglev', named: /maglev/ },
-  { during: '--no-turbofan', after: '--turbofan', named: /turbofan|--(no-)?opt\b/ },
-  { during: '--semi-space-growth-factor=1', after: '--semi-space-growth-factor=2', named: /semi[-_]space/ },
+  { during: '--no-maglev', after: '--maglev', named: /maglev/, setByMain: true },
+  { during: '--no-turbofan', after: '--turbofan', named: /turbofan|--(no-)?opt\b/, setByMain: true },
+  {
+    during: '--semi-space-growth-factor=1',
+    after: '--semi-space-growth-factor=2',
+    named: /semi[-_]space/,
+    setByMain: false,
+  },
 ];
 
 /** The start-up flags that `userFlags` (node's own flags and NODE_OPTIONS) leave to us. */
@@ -24,11 +29,32 @@ export function startUpFlagsLeftToUs(userFlags: string): typeof START_UP_FLAGS {
   return START_UP_FLAGS.filter((flag) => !flag.named.test(userFlags));
 }
 
-const ours = startUpFlagsLeftToUs([...process.execArgv, process.env.NODE_OPTIONS ?? ''].join(' '));
+/**
+ * The user's own settings of the flags main.ts sets before this module loads (the compilers off), each as given:
+ * they are set again over main's.
+ */
+export function userSettingsOverMain(userFlags: readonly string[]): string[] {
+  const setByMain = START_UP_FLAGS.filter((flag) => flag.setByMain);
+  return userFlags.filter(
+    (given) => given.startsWith('--') && setByMain.some((flag) => flag.named.test(given)),
+  );
+}
+
+/**
+ * node's own flags and NODE_OPTIONS, less those the image's launcher (scripts/image/vantage) gave node on our behalf
+ * and names in VANTAGE_LAUNCHER_FLAGS: start-up flags like ours, set before Node.js's own start-up code runs.
+ */
+const launcherFlags = new Set((process.env.VANTAGE_LAUNCHER_FLAGS ?? '').split(/\s+/));
+const userFlags = [
+  ...process.execArgv.filter((given) => !launcherFlags.has(given)),
+  ...(process.env.NODE_OPTIONS ?? '').split(/\s+/),
+];
+const ours = startUpFlagsLeftToUs(userFlags.join(' '));
 let loading = false;
 
 export function enterStartUpMode(): void {
   for (const flag of ours) setFlagsFromString(flag.during);
+  for (const given of userSettingsOverMain(userFlags)) setFlagsFromString(given);
   loading = true;
 }
 

@@ -1,6 +1,11 @@
 import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildSync } from 'esbuild';
 import { expect, it } from 'vitest';
-import { startUpFlagsLeftToUs } from '../../src/cli/start-up-mode.js';
+import { startUpFlagsLeftToUs, userSettingsOverMain } from '../../src/cli/start-up-mode.js';
+import { version } from '../../src/version.js';
 import { ROOT } from '../support/vantage-command.js';
 
 /**
@@ -24,15 +29,17 @@ const optimized = (trace: string, name: string) =>
     trace,
   );
 
-/** `script` run by node with a V8 trace flag; its output. */
-function traced(traceFlag: string, script: string): string {
+/** `script` run by node with a V8 trace flag (and `nodeFlags`, `env`); its output. */
+function traced(
+  traceFlag: string,
+  script: string,
+  nodeFlags: string[] = [],
+  env: NodeJS.ProcessEnv = {},
+): string {
   const child = spawnSync(
     process.execPath,
-    [traceFlag, '--import', 'tsx', '--input-type=module', '--eval', script],
-    {
-      cwd: ROOT,
-      encoding: 'utf8',
-    },
+    [...nodeFlags, traceFlag, '--import', 'tsx', '--input-type=module', '--eval', script],
+    { cwd: ROOT, encoding: 'utf8', env: { ...process.env, ...env } },
   );
   expect(child.status, child.stderr).toBe(0);
   return child.stdout;
@@ -66,6 +73,18 @@ it('collects the garbage of start-up in one compacting collection, and leaves no
   expect(heap.gcInNewContexts).toBe('undefined');
 });
 
+it("keeps the user's --no-maglev --no-turbofan all along, and ends the image launcher's with the start-up mode", () => {
+  const compilersOff = ['--no-maglev', '--no-turbofan'];
+  const byUser = traced('--trace-opt', SCRIPT, compilersOff);
+  expect(byUser).toContain('DONE');
+  expect(optimized(byUser, 'hotAfterwards')).toBe(false);
+  const byLauncher = traced('--trace-opt', SCRIPT, compilersOff, {
+    VANTAGE_LAUNCHER_FLAGS: compilersOff.join(' '),
+  });
+  expect(optimized(byLauncher, 'hotWhileLoading')).toBe(false);
+  expect(optimized(byLauncher, 'hotAfterwards')).toBe(true);
+});
+
 it("leaves the user's own V8 settings as given", () => {
   const all = startUpFlagsLeftToUs('').map((flag) => flag.during);
   expect(all).toEqual(['--no-maglev', '--no-turbofan', '--semi-space-growth-factor=1']);
@@ -73,4 +92,46 @@ it("leaves the user's own V8 settings as given", () => {
   expect(left('--no-opt')).toEqual(['--no-maglev', '--semi-space-growth-factor=1']);
   expect(left('--max-semi-space-size=64 --maglev')).toEqual(['--no-turbofan']);
   expect(left('--max-old-space-size=512 --enable-source-maps')).toEqual(all);
+});
+
+it("gives the user's own compiler settings back over the ones main.ts sets first", () => {
+  const given = ['--import', 'tsx', '--maglev', '--max-semi-space-size=64', '--no-opt', '--trace-opt'];
+  expect(userSettingsOverMain(given)).toEqual(['--maglev', '--no-opt']);
+});
+
+/**
+ * src/ compiled file by file (as `npm run build` does, but in a second) into a temporary folder beside the project's
+ * package.json and node_modules: the command as node runs it, without tsx, whose own loading would be traced too.
+ * The folder's name is short on purpose: Node.js's own handling of a main module's path, before the module's first
+ * line, makes its path code hot enough for Maglev once the path is longer than about 35 characters.
+ */
+function builtCopy(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'vb-'));
+  const sources = readdirSync(join(ROOT, 'src'), { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('.ts'))
+    .map((file) => join(ROOT, 'src', file));
+  buildSync({
+    entryPoints: sources,
+    outdir: join(dir, 's'),
+    format: 'esm',
+    platform: 'node',
+    logLevel: 'error',
+  });
+  copyFileSync(join(ROOT, 'package.json'), join(dir, 'package.json'));
+  symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
+  return dir;
+}
+
+it('optimizes nothing while `vantage --version` loads, Node.js’s own start-up code included', () => {
+  const dir = builtCopy();
+  try {
+    const child = spawnSync(process.execPath, ['--trace-opt', join(dir, 's/cli/main.js'), '--version'], {
+      encoding: 'utf8',
+    });
+    expect(child.status, child.stderr).toBe(0);
+    expect(child.stdout).toContain(version);
+    expect(child.stdout).not.toMatch(/completed (optimizing|compiling)/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
