@@ -103,7 +103,7 @@ it("gives the user's own compiler settings back over the ones main.ts sets first
  * src/ compiled file by file (as `npm run build` does, but in a second) into a temporary folder beside the project's
  * package.json and node_modules: the command as node runs it, without tsx, whose own loading would be traced too.
  * The folder's name is short on purpose: Node.js's own handling of a main module's path, before the module's first
- * line, makes its path code hot enough for Maglev once the path is longer than about 35 characters.
+ * line, makes its path code hot enough for Maglev once the path is longer than about 30 characters.
  */
 function builtCopy(): string {
   const dir = mkdtempSync(join(tmpdir(), 'vb-'));
