@@ -10,6 +10,8 @@ export interface Scenario {
   store: StoreKind;
   checks: number;
   replicas: number;
+  /** Each replica's CPU limit in cores (a cgroup quota, applied once the checks exist), or none. */
+  replicaCpu: number | null;
 }
 
 export interface Timing {
@@ -39,17 +41,44 @@ export interface BenchOptions extends Timing {
 export const SLOT_MS = 10_000;
 
 /**
+ * The full matrix's scale-out rows: each replica limited to a tenth of a core saturates at about 400 runs/s, so
+ * that one replica and two both fall short of 1,200 runs/s due while PostgreSQL and the simulated agents still
+ * have room on two cores (without a limit, one replica keeps up with 2,000 runs/s at about a fifth of a core and
+ * the machine saturates first).
+ */
+const SCALE_OUT_REPLICA_CPU = 0.1;
+const SCALE_OUT_CHECKS = 12_000;
+
+/**
  * Without arguments, the issue's whole matrix (`npm run bench`): a real agent at 1,000 and 3,000 checks on both
- * stores, simulated agents at 20,000 checks (2,000 runs/s due) on PostgreSQL with one and two replicas, and the
- * idle control plane with 10,000 checks on both stores.
+ * stores, simulated agents on PostgreSQL with one and two replicas, at 20,000 checks (2,000 runs/s due) and at
+ * 12,000 checks with each replica limited to a tenth of a core, and the idle control plane with 10,000 checks on
+ * both stores.
  */
 const FULL_SUITE: Scenario[] = [
   ...(['pglite', 'postgres'] as const).flatMap((store) =>
-    [1000, 3000].map((checks): Scenario => ({ mode: 'real', store, checks, replicas: 1 })),
+    [1000, 3000].map((checks): Scenario => ({ mode: 'real', store, checks, replicas: 1, replicaCpu: null })),
   ),
-  ...[1, 2].map((replicas): Scenario => ({ mode: 'simulated', store: 'postgres', checks: 20_000, replicas })),
+  ...[1, 2].map(
+    (replicas): Scenario => ({
+      mode: 'simulated',
+      store: 'postgres',
+      checks: 20_000,
+      replicas,
+      replicaCpu: null,
+    }),
+  ),
+  ...[1, 2].map(
+    (replicas): Scenario => ({
+      mode: 'simulated',
+      store: 'postgres',
+      checks: SCALE_OUT_CHECKS,
+      replicas,
+      replicaCpu: SCALE_OUT_REPLICA_CPU,
+    }),
+  ),
   ...(['pglite', 'postgres'] as const).map(
-    (store): Scenario => ({ mode: 'idle', store, checks: 10_000, replicas: 1 }),
+    (store): Scenario => ({ mode: 'idle', store, checks: 10_000, replicas: 1, replicaCpu: null }),
   ),
 ];
 
@@ -58,6 +87,8 @@ export const USAGE = `usage: node --import tsx bench/control-plane.ts [options] 
   --checks N[,…]                  API checks every 10 s on one location     (default 1000; --idle: 10000)
   --agent real|simulated          one vantage agent process, or in-bench agents answering at once (default real)
   --replicas 1|2[,…]              control-plane replicas on one PostgreSQL  (default 1; 2 needs --store postgres)
+  --replica-cpu C                 limit each replica to C cores (a cgroup CPU quota, e.g. 0.1; needs root), from
+                                  when its checks exist: the replica, not the machine, saturates first
   --idle                          no agent, checks due once a day: the idle control plane's CPU and RSS
   --warmup S                      seconds before the window                 (default 20)
   --window S                      seconds measured, whole 10-s slots        (default 60)
@@ -94,6 +125,14 @@ function whole(name: string, min: number) {
   };
 }
 
+function cores(item: string): number {
+  const n = Number(item);
+  if (!Number.isFinite(n) || n <= 0 || n > 64) {
+    throw new Error(`--replica-cpu: must be a number of cores above 0, such as 0.1 (got ${item})`);
+  }
+  return n;
+}
+
 /** The options of a command line; throws with one line naming the bad option. */
 export function parseOptions(argv: string[]): BenchOptions {
   const { values } = parseArgs({
@@ -104,6 +143,7 @@ export function parseOptions(argv: string[]): BenchOptions {
       checks: { type: 'string' },
       agent: { type: 'string' },
       replicas: { type: 'string' },
+      'replica-cpu': { type: 'string' },
       idle: { type: 'boolean' },
       warmup: { type: 'string' },
       window: { type: 'string' },
@@ -121,7 +161,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     console.log(USAGE);
     process.exit(0);
   }
-  const matrixArgs = ['store', 'checks', 'agent', 'replicas', 'idle'] as const;
+  const matrixArgs = ['store', 'checks', 'agent', 'replicas', 'replica-cpu', 'idle'] as const;
   const full = matrixArgs.every((name) => values[name] === undefined);
   const mode: AgentMode = values.idle
     ? 'idle'
@@ -129,10 +169,13 @@ export function parseOptions(argv: string[]): BenchOptions {
   const stores = list<StoreKind>(values.store, ['pglite'], oneOf('store', ['pglite', 'postgres'] as const));
   const checks = list(values.checks, [mode === 'idle' ? 10_000 : 1000], whole('checks', 1));
   const replicas = list(values.replicas, [1], whole('replicas', 1));
+  const replicaCpu = values['replica-cpu'] === undefined ? null : cores(values['replica-cpu']);
   const scenarios = full
     ? FULL_SUITE
     : stores.flatMap((store) =>
-        checks.flatMap((n) => replicas.map((r): Scenario => ({ mode, store, checks: n, replicas: r }))),
+        checks.flatMap((n) =>
+          replicas.map((r): Scenario => ({ mode, store, checks: n, replicas: r, replicaCpu })),
+        ),
       );
   for (const s of scenarios) {
     if (s.replicas > 1 && s.store !== 'postgres') {

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 /** One row of the table: fresh store, servers, location, agents and checks; a measured window; all removed after. */
 import { quantile } from '../support.js';
 import { type Agents, startAgents } from './agents.js';
+import { CpuLimit } from './cpu-limit.js';
 import { type CpuFigures, CpuMeter } from './meter.js';
 import { type BenchOptions, type Scenario, SLOT_MS } from './options.js';
 import { pairArrivals, readSessions, type SessionRow, type WindowFigures, windowFigures } from './outcome.js';
@@ -36,11 +37,9 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.
 const IDLE_DRAIN_MS = 20 * 60_000;
 
 export async function runScenario(scenario: Scenario, options: BenchOptions): Promise<Row> {
-  const { mode, checks, replicas } = scenario;
+  const { mode, checks } = scenario;
   const say = (what: string) =>
-    console.log(
-      `  [${scenario.store} N=${checks} ${mode} ×${replicas}] ${new Date().toISOString().slice(11, 19)} ${what}`,
-    );
+    console.log(`  [${scenario.store} N=${checks} ${mode} ${replicasLabel(scenario)}] ${clock()} ${what}`);
   const teardown = new Teardown();
   try {
     const store = await createStore(scenario.store);
@@ -48,7 +47,7 @@ export async function runScenario(scenario: Scenario, options: BenchOptions): Pr
     say('starting the control plane');
     const { servers, key } = await startServers(
       store,
-      replicas,
+      scenario.replicas,
       options.logLevel,
       teardown,
       options.cpuProfile,
@@ -73,6 +72,7 @@ export async function runScenario(scenario: Scenario, options: BenchOptions): Pr
       (index) => target?.url(index) ?? `http://127.0.0.1:9/?c=${index}`,
       (made) => say(`${made} checks`),
     );
+    const limits = limitReplicas(scenario, servers, teardown);
 
     const notes: string[] = [];
     const window =
@@ -94,6 +94,7 @@ export async function runScenario(scenario: Scenario, options: BenchOptions): Pr
       })),
     );
     for (const { profiler } of profilers) await profiler.start();
+    const throttledAtStart = limits.map((limit) => limit.throttledPeriods());
     const meter = await CpuMeter.begin({
       serverPids: servers.map((s) => s.process.pid),
       agentPid: agents.process?.pid ?? null,
@@ -101,6 +102,7 @@ export async function runScenario(scenario: Scenario, options: BenchOptions): Pr
     });
     await sleep(window.endMs - Date.now());
     const cpu = await meter.end();
+    const throttled = limits.map((limit, i) => limit.throttledPeriods() - (throttledAtStart[i] ?? 0));
     const profiles = await Promise.all(
       profilers.map(async ({ label, profiler }) => ({
         label,
@@ -108,6 +110,13 @@ export async function runScenario(scenario: Scenario, options: BenchOptions): Pr
       })),
     );
     const load = loadAverage();
+    if (limits.length > 0) {
+      const periods = (cpu.seconds * 1000) / 100;
+      const shares = throttled.map((n) => `${((100 * n) / periods).toFixed(0)} %`);
+      notes.push(
+        `each replica limited to ${scenario.replicaCpu} core: throttled in ${shares.join(', ')} of the window's 100-ms periods`,
+      );
+    }
     await sleep(window.deadlineMs - Date.now());
 
     notes.push(...(await agents.stop()));
@@ -132,7 +141,23 @@ export async function runScenario(scenario: Scenario, options: BenchOptions): Pr
   }
 }
 
-/** After the warm-up, from a slot boundary, whole slots; runs of its slots may arrive until the drain ends. */
+const clock = () => new Date().toISOString().slice(11, 19);
+
+/** "×2", or "×2 at 0.1 core" for replicas under a CPU limit. */
+export const replicasLabel = (s: Scenario) =>
+  `×${s.replicas}${s.replicaCpu === null ? '' : ` at ${s.replicaCpu} core`}`;
+
+/** With --replica-cpu, each server under its limit from now on (creating the checks went at full speed). */
+function limitReplicas(scenario: Scenario, servers: { process: { pid: number } }[], teardown: Teardown) {
+  const { replicaCpu } = scenario;
+  if (replicaCpu === null) return [];
+  return servers.map((server, i) => {
+    const limit = CpuLimit.apply(server.process.pid, replicaCpu, `replica-${i + 1}`);
+    teardown.add(`lift replica ${i + 1}'s CPU limit`, () => limit.remove());
+    return limit;
+  });
+}
+
 /** Where a process's whole profile of the window is kept, if anywhere (--profile-dir). */
 function profileFile(options: BenchOptions, scenario: Scenario, label: string): string | undefined {
   if (options.profileDir === null) return undefined;
@@ -140,6 +165,7 @@ function profileFile(options: BenchOptions, scenario: Scenario, label: string): 
   return join(options.profileDir, name);
 }
 
+/** After the warm-up, from a slot boundary, whole slots; runs of its slots may arrive until the drain ends. */
 function busyWindow(options: BenchOptions): Window {
   const startMs = Math.ceil((Date.now() + options.warmupS * 1000) / SLOT_MS) * SLOT_MS;
   const endMs = startMs + options.windowS * 1000;

@@ -1,7 +1,7 @@
 /** The markdown tables of the rows (the issue's columns, then where the CPU went) and the goals of issue 14. */
 import { cpus } from 'node:os';
 import { SLOT_MS } from './options.js';
-import type { Row } from './scenario.js';
+import { type Row, replicasLabel } from './scenario.js';
 
 const seconds = (ms: number) => (Number.isFinite(ms) ? `${(ms / 1000).toFixed(2)} s` : '—');
 const pct = (value: number) => `${value.toFixed(value < 10 ? 1 : 0)} %`;
@@ -33,7 +33,7 @@ export function resultTable(rows: readonly Row[]): string {
       STORE_NAMES[s.store],
       s.checks.toLocaleString('en'),
       s.mode,
-      s.replicas,
+      replicasLabel(s),
       runs ? duePerS(row).toFixed(0) : '—',
       runs ? `${(100 * doneShare(row)).toFixed(1)} %` : '—',
       runs ? `${seconds(runs.lagP50Ms)} / ${seconds(runs.lagP99Ms)}` : '—',
@@ -59,7 +59,7 @@ export function cpuTable(rows: readonly Row[]): string {
     const servers = cpu.serverPct.reduce((a, b) => a + b, 0);
     const agentMs = agentMsPerRun(row);
     lines.push(
-      `| ${STORE_NAMES[s.store]} | ${s.checks.toLocaleString('en')} | ${s.mode} | ${s.replicas} | ${pct(servers)} | ${s.store === 'postgres' ? pct(cpu.dbPct) : 'in server'} | ${cpu.agentPct === null ? '—' : pct(cpu.agentPct)} | ${Number.isFinite(agentMs) ? `${agentMs.toFixed(2)} ms` : '—'} | ${pct(cpu.benchPct)} | ${pct(cpu.machinePct)} | ${load} |`,
+      `| ${STORE_NAMES[s.store]} | ${s.checks.toLocaleString('en')} | ${s.mode} | ${replicasLabel(s)} | ${pct(servers)} | ${s.store === 'postgres' ? pct(cpu.dbPct) : 'in server'} | ${cpu.agentPct === null ? '—' : pct(cpu.agentPct)} | ${Number.isFinite(agentMs) ? `${agentMs.toFixed(2)} ms` : '—'} | ${pct(cpu.benchPct)} | ${pct(cpu.machinePct)} | ${load} |`,
     );
   }
   return lines.join('\n');
@@ -72,7 +72,7 @@ export interface Goal {
 }
 
 const label = (row: Row) =>
-  `${STORE_NAMES[row.scenario.store]} N=${row.scenario.checks} ${row.scenario.mode} ×${row.scenario.replicas}`;
+  `${STORE_NAMES[row.scenario.store]} N=${row.scenario.checks} ${row.scenario.mode} ${replicasLabel(row.scenario)}`;
 
 /** The targets of issue 14 (and issue 17's agent cost per run), for the rows that can show them. */
 export function goals(rows: readonly Row[]): Goal[] {
@@ -98,7 +98,7 @@ export function goals(rows: readonly Row[]): Goal[] {
           met: agentMs <= 1,
         });
       }
-    } else {
+    } else if (scenario.replicaCpu === null) {
       const perReplica = storedPerS(row) / scenario.replicas;
       const offered = duePerS(row) / scenario.replicas;
       list.push({
@@ -115,6 +115,7 @@ export function goals(rows: readonly Row[]): Goal[] {
       (r) =>
         r.scenario.mode === 'simulated' &&
         r.scenario.replicas === 1 &&
+        r.scenario.replicaCpu === two.scenario.replicaCpu &&
         r.scenario.store === two.scenario.store &&
         r.scenario.checks === two.scenario.checks,
     );

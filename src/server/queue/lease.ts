@@ -42,6 +42,12 @@ export interface LeaseRequest extends Leaser {
  * class, in one statement: a `FOR UPDATE SKIP LOCKED` pick per slot class the leaser has credit and kinds for (and
  * one for the runs ahead), and one update of them all. SKIP LOCKED lets any number of leasers (agents, server
  * replicas) pull from one queue without ever getting the same run.
+ *
+ * A run's start is `not_before`, and `scheduled_at` holds the same instant (enqueueRuns writes both, nothing changes
+ * either); the picks bound `scheduled_at`, the column of the `runs_lease_order` index, so that the scan starts and
+ * stops at the runs they want. Bounded on `not_before`, the pick of runs ahead read every queued run older than now
+ * first (tens of milliseconds a lease with a backlog of thousands), and the pick of due runs read every run queued
+ * ahead when none was due.
  */
 export async function leaseRuns(db: Db, request: LeaseRequest): Promise<RunRow[]> {
   // $1 account, $2 location, $3 now, $4 agent, $5 lease expiry, $6 engines; then kinds and limit of each class.
@@ -73,14 +79,14 @@ export async function leaseRuns(db: Db, request: LeaseRequest): Promise<RunRow[]
     const kinds = request.kinds.filter((kind) => slotClassOf(kind) === slotClass);
     if (limit <= 0 || kinds.length === 0) continue;
     const [kindsAt, limitAt] = [param(kinds), param(limit)];
-    pick(slotClass, slotClass, kindsAt, 'not_before <= $3', limitAt);
+    pick(slotClass, slotClass, kindsAt, 'scheduled_at <= $3', limitAt);
     const aheadMs = slotClass === 'light' ? (request.aheadMs ?? 0) : 0;
     if (aheadMs <= 0) continue;
     // Runs not due yet take what the due ones left, and at most a share of it.
     const horizon = param(addMs(request.now, aheadMs));
     const share = param(aheadShareOf(limit));
     const left = `LEAST(${share}, ${limitAt} - (SELECT count(*) FROM ${slotClass}))`;
-    pick(`${slotClass}_ahead`, slotClass, kindsAt, `not_before > $3 AND not_before <= ${horizon}`, left);
+    pick(`${slotClass}_ahead`, slotClass, kindsAt, `scheduled_at > $3 AND scheduled_at <= ${horizon}`, left);
   }
   if (picks.length === 0) return [];
   const picked = picks.map(({ name }) => `SELECT id FROM ${name}`).join(' UNION ALL ');
