@@ -14,6 +14,7 @@ import {
 } from '../config/env.js';
 import type { LogLevelName } from '../observability/log-levels.js';
 import type { SERVER_ENV_NAMES } from './env-names.js';
+import { PGLITE_CACHE_MB } from './store/pglite-cache.js';
 
 const serverEnv = envSchema({
   PORT: withDefault(wholeNumber(0, 65535), 3000),
@@ -24,6 +25,7 @@ const serverEnv = envSchema({
     }),
   ),
   VANTAGE_DATA_DIR: withDefault(text(), '.vantage/server'),
+  VANTAGE_PGLITE_CACHE_MB: withDefault(wholeNumber(16, 16_384), PGLITE_CACHE_MB),
   LOG_LEVEL: withDefault(logLevel(), 'INFO'),
   PUBLIC_URL: optional(httpUrl('https://vantage.example.com')),
   VANTAGE_BOOTSTRAP_KEY: optional(text(20)),
@@ -78,6 +80,8 @@ export interface ServerConfig {
   host: string;
   databaseUrl?: string;
   dataDir: string;
+  /** PGlite's buffer cache in MB (without databaseUrl). */
+  pgliteCacheMb: number;
   logLevel: LogLevelName;
   publicUrl: string;
   bootstrapKey?: string;
@@ -109,6 +113,7 @@ export function loadServerConfig(env: NodeJS.ProcessEnv): Loaded<ServerConfig> {
       host: e.HOST,
       databaseUrl: e.DATABASE_URL,
       dataDir: e.VANTAGE_DATA_DIR,
+      pgliteCacheMb: e.VANTAGE_PGLITE_CACHE_MB,
       logLevel: e.LOG_LEVEL,
       publicUrl: (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/$/, ''),
       bootstrapKey: e.VANTAGE_BOOTSTRAP_KEY,

@@ -73,6 +73,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     const db = await openDb({
       databaseUrl: config.databaseUrl,
       dataDir: config.databaseUrl ? undefined : config.dataDir,
+      pgliteCacheMb: config.pgliteCacheMb,
     });
     cleanups.push(async () => {
       await db.close();

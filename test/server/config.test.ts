@@ -16,6 +16,7 @@ describe('server configuration', () => {
         host: '0.0.0.0',
         databaseUrl: undefined,
         dataDir: '.vantage/server',
+        pgliteCacheMb: 32,
         logLevel: 'INFO',
         publicUrl: 'http://localhost:3000',
         bootstrapKey: undefined,
@@ -53,6 +54,7 @@ describe('server configuration', () => {
       OPSGENIE_API_URL: 'http://127.0.0.1:9000/',
       ALERT_RETRY_BASE_MS: '250',
       VANTAGE_RESULT_RETENTION_DAYS: '7',
+      VANTAGE_PGLITE_CACHE_MB: '256',
       API_RATE_LIMIT: '20000',
     });
     expect(loaded.ok && loaded.config).toMatchObject({
@@ -69,6 +71,7 @@ describe('server configuration', () => {
         retryBaseMs: 250,
       },
       resultRetentionDays: 7,
+      pgliteCacheMb: 256,
     });
   });
 
@@ -85,10 +88,12 @@ describe('server configuration', () => {
         SMTP_URL: 'mail.internal',
         ALERT_RETRY_BASE_MS: '10',
         VANTAGE_RESULT_RETENTION_DAYS: '0',
+        VANTAGE_PGLITE_CACHE_MB: '8',
         API_RATE_LIMIT: '0',
       }),
     ).toEqual([
       'DATABASE_URL: must be a postgres:// or postgresql:// URL like postgres://vantage:secret@db.internal:5432/vantage',
+      'VANTAGE_PGLITE_CACHE_MB: must be a whole number from 16 to 16384',
       'LOG_LEVEL: must be one of DEBUG, LOG, INFO, WARN, ERROR',
       'PUBLIC_URL: must be an http:// or https:// URL like https://vantage.example.com',
       'VANTAGE_BOOTSTRAP_KEY: must be at least 20 characters',

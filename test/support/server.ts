@@ -9,6 +9,7 @@ import pg from 'pg';
 import type { AlertingConfig, ServerConfig } from '../../src/server/config.js';
 import type { RunServiceOptions } from '../../src/server/scheduler/run-services.js';
 import { type RunningServer, startServer } from '../../src/server/server.js';
+import { PGLITE_CACHE_MB } from '../../src/server/store/pglite-cache.js';
 
 export type Store = 'pglite' | 'postgres';
 
@@ -143,6 +144,7 @@ export async function startTestServer(
     port: 0,
     host: '127.0.0.1',
     dataDir,
+    pgliteCacheMb: PGLITE_CACHE_MB,
     databaseUrl: options.databaseUrl ?? database?.url,
     logLevel: 'ERROR',
     publicUrl: TEST_PUBLIC_URL,

@@ -1,5 +1,6 @@
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
+import { PGLITE_CACHE_MB } from './pglite-cache.js';
 import { StatementNames } from './statement-names.js';
 
 /** The store's one interface over PGlite (embedded) and PostgreSQL. SQL is PostgreSQL's; params are $1, $2… */
@@ -18,14 +19,20 @@ export interface DbOptions {
   databaseUrl?: string;
   /** Folder of the embedded store; absent means in memory. */
   dataDir?: string;
+  /** PGlite's buffer cache (PostgreSQL's shared_buffers) in MB; PGLITE_CACHE_MB when absent. */
+  pgliteCacheMb?: number;
 }
 
 export async function openDb(options: DbOptions): Promise<Db> {
-  return options.databaseUrl ? openPostgres(options.databaseUrl) : openPglite(options.dataDir);
+  return options.databaseUrl
+    ? openPostgres(options.databaseUrl)
+    : openPglite(options.dataDir, options.pgliteCacheMb);
 }
 
-async function openPglite(dataDir?: string): Promise<Db> {
-  const db = new PGlite(dataDir);
+async function openPglite(dataDir?: string, cacheMb = PGLITE_CACHE_MB): Promise<Db> {
+  const db = new PGlite(dataDir, {
+    startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${cacheMb}MB`],
+  });
   await db.waitReady;
   const wrap = (q: Pick<PGlite, 'query' | 'exec'>): Db => ({
     kind: 'pglite',
