@@ -17,7 +17,7 @@ async function sharedBuffers(options: { pgliteCacheMb?: number }): Promise<strin
 }
 
 describe("PGlite's buffer cache (VANTAGE_PGLITE_CACHE_MB)", () => {
-  it('is 32 MB unless set, a quarter of PostgreSQL default that would stay resident', async () => {
+  it("is 32 MB unless set, where PostgreSQL's default of 128 MB would stay resident", async () => {
     expect(await sharedBuffers({})).toBe('32MB');
   });
 
