@@ -41,7 +41,12 @@ export class CpuLimit {
     return new CpuLimit(dir);
   }
 
-  /** How often the quota stopped the process in the window so far (v1 and v2 both count periods throttled). */
+  /** The share (0–1) of `seconds`' periods in which `throttled` periods (a difference of throttledPeriods) fell. */
+  static throttledShare(throttled: number, seconds: number): number {
+    return throttled / ((seconds * 1_000_000) / PERIOD_US);
+  }
+
+  /** How often the quota stopped the process so far (v1 and v2 both count periods throttled). */
   throttledPeriods(): number {
     const stat = readFileSync(join(this.dir, 'cpu.stat'), 'utf8');
     return Number(/nr_throttled (\d+)/.exec(stat)?.[1] ?? 0);

@@ -59,23 +59,11 @@ const FULL_SUITE: Scenario[] = [
   ...(['pglite', 'postgres'] as const).flatMap((store) =>
     [1000, 3000].map((checks): Scenario => ({ mode: 'real', store, checks, replicas: 1, replicaCpu: null })),
   ),
-  ...[1, 2].map(
-    (replicas): Scenario => ({
-      mode: 'simulated',
-      store: 'postgres',
-      checks: 20_000,
-      replicas,
-      replicaCpu: null,
-    }),
-  ),
-  ...[1, 2].map(
-    (replicas): Scenario => ({
-      mode: 'simulated',
-      store: 'postgres',
-      checks: SCALE_OUT_CHECKS,
-      replicas,
-      replicaCpu: SCALE_OUT_REPLICA_CPU,
-    }),
+  ...[
+    { checks: 20_000, replicaCpu: null },
+    { checks: SCALE_OUT_CHECKS, replicaCpu: SCALE_OUT_REPLICA_CPU },
+  ].flatMap((load) =>
+    [1, 2].map((replicas): Scenario => ({ mode: 'simulated', store: 'postgres', replicas, ...load })),
   ),
   ...(['pglite', 'postgres'] as const).map(
     (store): Scenario => ({ mode: 'idle', store, checks: 10_000, replicas: 1, replicaCpu: null }),

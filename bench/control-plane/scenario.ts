@@ -111,8 +111,7 @@ export async function runScenario(scenario: Scenario, options: BenchOptions): Pr
     );
     const load = loadAverage();
     if (limits.length > 0) {
-      const periods = (cpu.seconds * 1000) / 100;
-      const shares = throttled.map((n) => `${((100 * n) / periods).toFixed(0)} %`);
+      const shares = throttled.map((n) => `${(100 * CpuLimit.throttledShare(n, cpu.seconds)).toFixed(0)} %`);
       notes.push(
         `each replica limited to ${scenario.replicaCpu} core: throttled in ${shares.join(', ')} of the window's 100-ms periods`,
       );
