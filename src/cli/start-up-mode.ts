@@ -52,6 +52,34 @@ const userFlags = [
 const ours = startUpFlagsLeftToUs(userFlags.join(' '));
 let loading = false;
 
+/** The flags main.ts sets before anything of ours loads, as a launcher gives them to node. */
+export const COMPILERS_OFF = START_UP_FLAGS.filter((flag) => flag.setByMain).map((flag) => flag.during);
+
+/**
+ * For a long-lived command started by node itself rather than by a launcher: Node.js's own start-up code, before
+ * main.js runs, compiles one of its path functions with Maglev when the main module's path is longer than about 30
+ * characters, and the compiler's machine code then stays resident (1.5 MB of an idle agent, bench/startup.ts).
+ * So node starts again in place (the same process id, arguments and environment) with the compilers off from its
+ * first line, as the image's launcher (scripts/image/vantage) starts it, and VANTAGE_LAUNCHER_FLAGS names them so
+ * that the start-up mode turns them on once the command has loaded. Returns only where that does not apply: a
+ * launcher did it, the user set these flags, or node cannot replace its process (Windows).
+ */
+export function relaunchWithCompilersOff(): void {
+  const leftToUs = ours.filter((flag) => flag.setByMain).length === COMPILERS_OFF.length;
+  const execve = (process as { execve?: (file: string, args: string[], env: NodeJS.ProcessEnv) => never })
+    .execve;
+  if (process.env.VANTAGE_LAUNCHER_FLAGS !== undefined || !leftToUs || !execve) return;
+  const [, main = '', ...args] = process.argv;
+  try {
+    execve(process.execPath, [process.execPath, ...COMPILERS_OFF, ...process.execArgv, main, ...args], {
+      ...process.env,
+      VANTAGE_LAUNCHER_FLAGS: COMPILERS_OFF.join(' '),
+    });
+  } catch {
+    // The process goes on as it is: the compilers' code costs memory, nothing else.
+  }
+}
+
 export function enterStartUpMode(): void {
   for (const flag of ours) setFlagsFromString(flag.during);
   for (const given of userSettingsOverMain(userFlags)) setFlagsFromString(given);

@@ -1,11 +1,14 @@
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildSync } from 'esbuild';
 import { expect, it } from 'vitest';
 import { startUpFlagsLeftToUs, userSettingsOverMain } from '../../src/cli/start-up-mode.js';
 import { version } from '../../src/version.js';
+import { AgentProcess } from '../support/agent-process.js';
+import { FAKE_KEY } from '../support/fake-control-plane.js';
+import { freePort } from '../support/server-process.js';
 import { ROOT } from '../support/vantage-command.js';
 
 /**
@@ -135,3 +138,62 @@ it('optimizes nothing while `vantage --version` loads, Node.js’s own start-up 
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+/** What the kernel holds for a running process: the command line and environment it was last exec'd with. */
+const commandLine = (pid: number) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+const environment = (pid: number) => readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+
+/** A bare `vantage agent` (from source, as tests start it) that waits for a control plane that is not there. */
+async function idleAgent(env: Record<string, string> = {}, nodeFlags: string[] = []): Promise<AgentProcess> {
+  const settings = {
+    API_KEY: FAKE_KEY,
+    API_URL: 'http://127.0.0.1:9',
+    AGENT_DATA_DIR: mkdtempSync(join(tmpdir(), 'vantage-agent-data-')),
+    AGENT_HEALTH_PORT: String(await freePort()),
+    ...env,
+  };
+  // node's own flags go between node and the rest of the command line.
+  const agent = new AgentProcess(
+    settings,
+    nodeFlags.length ? ['sh', '-c', `exec "$0" ${nodeFlags.join(' ')} "$@"`] : [],
+  );
+  await agent.healthPort();
+  return agent;
+}
+
+async function stopped(agent: AgentProcess): Promise<void> {
+  agent.kill('SIGTERM');
+  await agent.exited;
+  rmSync(agent.env.AGENT_DATA_DIR ?? '', { recursive: true, force: true });
+}
+
+it('starts a bare `vantage agent` again in place, with the compilers off from node’s first line as a launcher does', async () => {
+  const agent = await idleAgent();
+  try {
+    const [node, ...flags] = commandLine(agent.pid);
+    expect(node).toBe(process.execPath);
+    expect(flags.slice(0, 2)).toEqual(['--no-maglev', '--no-turbofan']);
+    expect(flags).toContain(`${ROOT}src/cli/main.ts`);
+    expect(environment(agent.pid)).toContain('VANTAGE_LAUNCHER_FLAGS=--no-maglev --no-turbofan');
+  } finally {
+    await stopped(agent);
+  }
+}, 90_000);
+
+it('leaves the agent’s node as started where a launcher started it or the user set the compilers', async () => {
+  const startedBy: { env: Record<string, string>; nodeFlags: string[] }[] = [
+    { env: { VANTAGE_LAUNCHER_FLAGS: '' }, nodeFlags: [] },
+    { env: {}, nodeFlags: ['--maglev'] },
+  ];
+  for (const { env, nodeFlags } of startedBy) {
+    const agent = await idleAgent(env, nodeFlags);
+    try {
+      expect(commandLine(agent.pid)).not.toContain('--no-maglev');
+      expect(environment(agent.pid).some((entry) => entry.startsWith('VANTAGE_LAUNCHER_FLAGS=--no'))).toBe(
+        false,
+      );
+    } finally {
+      await stopped(agent);
+    }
+  }
+}, 90_000);
