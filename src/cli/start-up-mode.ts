@@ -53,7 +53,7 @@ const ours = startUpFlagsLeftToUs(userFlags.join(' '));
 let loading = false;
 
 /** The flags main.ts sets before anything of ours loads, as a launcher gives them to node. */
-export const COMPILERS_OFF = START_UP_FLAGS.filter((flag) => flag.setByMain).map((flag) => flag.during);
+const COMPILERS_OFF = START_UP_FLAGS.filter((flag) => flag.setByMain).map((flag) => flag.during);
 
 /**
  * For a long-lived command started by node itself rather than by a launcher: Node.js's own start-up code, before
@@ -66,12 +66,11 @@ export const COMPILERS_OFF = START_UP_FLAGS.filter((flag) => flag.setByMain).map
  */
 export function relaunchWithCompilersOff(): void {
   const leftToUs = ours.filter((flag) => flag.setByMain).length === COMPILERS_OFF.length;
-  const execve = (process as { execve?: (file: string, args: string[], env: NodeJS.ProcessEnv) => never })
-    .execve;
-  if (process.env.VANTAGE_LAUNCHER_FLAGS !== undefined || !leftToUs || !execve) return;
+  const node = process as { execve?: (file: string, args: string[], env: NodeJS.ProcessEnv) => never };
+  if (process.env.VANTAGE_LAUNCHER_FLAGS !== undefined || !leftToUs || !node.execve) return;
   const [, main = '', ...args] = process.argv;
   try {
-    execve(process.execPath, [process.execPath, ...COMPILERS_OFF, ...process.execArgv, main, ...args], {
+    node.execve(process.execPath, [process.execPath, ...COMPILERS_OFF, ...process.execArgv, main, ...args], {
       ...process.env,
       VANTAGE_LAUNCHER_FLAGS: COMPILERS_OFF.join(' '),
     });
