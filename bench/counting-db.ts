@@ -12,6 +12,7 @@ export class CountingDb {
   private wrap(inner: Db): Db {
     return {
       kind: inner.kind,
+      identity: inner.identity,
       query: (sql, params) => {
         this.statements += 1;
         return inner.query(sql, params);

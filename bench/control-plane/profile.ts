@@ -30,9 +30,12 @@ export interface ProfileSummary {
   functions: Hotspot[];
 }
 
-/** The inspector's address a process printed on stderr, once it printed it. */
+/**
+ * The inspector's address a process printed on stderr, once it printed it: the last one, since an agent that node
+ * started itself starts node again in place (src/cli/start-up-mode.ts) and its first inspector goes with it.
+ */
 export function inspectorUrl(stderr: string): string | null {
-  return /Debugger listening on (ws:\/\/\S+)/.exec(stderr)?.[1] ?? null;
+  return [...stderr.matchAll(/Debugger listening on (ws:\/\/\S+)/g)].at(-1)?.[1] ?? null;
 }
 
 export class WindowProfiler {

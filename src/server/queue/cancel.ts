@@ -1,4 +1,5 @@
 import type { Db } from '../store/db.js';
+import { withPayloads } from './payloads.js';
 import type { RunRow } from './run.js';
 
 export const CANCELLED_BEFORE_START = 'the run was cancelled before an agent took it';
@@ -12,7 +13,7 @@ export async function cancelSessionRuns(
   sessionId: string,
   now: Date,
 ): Promise<{ cancelled: RunRow[]; running: RunRow[] }> {
-  const rows = await tx.query<RunRow>(
+  const updated = await tx.query<RunRow>(
     `UPDATE runs SET
         status = CASE WHEN status = 'queued' THEN 'cancelled' ELSE status END,
         finished_at = CASE WHEN status = 'queued' THEN $2 ELSE finished_at END,
@@ -22,6 +23,7 @@ export async function cancelSessionRuns(
       RETURNING *`,
     [sessionId, now, CANCELLED_BEFORE_START],
   );
+  const rows = await withPayloads(tx, updated);
   return {
     cancelled: rows.filter((r) => r.status === 'cancelled'),
     running: rows.filter((r) => r.status === 'leased'),

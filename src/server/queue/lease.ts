@@ -2,6 +2,7 @@ import type { CheckType } from '../../checks/index.js';
 import { SLOT_CLASSES, type SlotCounts, slotClassOf } from '../../protocol/index.js';
 import type { Db } from '../store/db.js';
 import { addMs } from './clock.js';
+import { payloadSql, withPayloads } from './payloads.js';
 import { RUN_EXPIRY_MS } from './rules.js';
 import type { RunRow } from './run.js';
 
@@ -69,7 +70,7 @@ export async function leaseRuns(db: Db, request: LeaseRequest): Promise<RunRow[]
           WHERE account_id = $1 AND location = $2 AND status = 'queued' AND slot_class = '${slotClass}'
             AND check_type = ANY(${kinds}::text[]) AND ${due} AND expires_at > $3
             AND ($6::text[] IS NULL OR check_type <> 'PLAYWRIGHT'
-                 OR COALESCE(payload->'check'->>'engine', '${DEFAULT_ENGINE}') = ANY($6::text[]))
+                 OR COALESCE(${payloadSql('runs')}->'check'->>'engine', '${DEFAULT_ENGINE}') = ANY($6::text[]))
           ORDER BY scheduled_at, id
           LIMIT ${limit}
           FOR UPDATE SKIP LOCKED)`,
@@ -97,7 +98,7 @@ export async function leaseRuns(db: Db, request: LeaseRequest): Promise<RunRow[]
        RETURNING runs.*`,
     params,
   );
-  return rows.sort((a, b) => a.scheduled_at.getTime() - b.scheduled_at.getTime());
+  return (await withPayloads(db, rows)).sort((a, b) => a.scheduled_at.getTime() - b.scheduled_at.getTime());
 }
 
 /**

@@ -25,7 +25,10 @@ export interface RunRow {
   check_type: CheckType;
   attempt: number;
   status: RunStatus;
+  /** Null for runs made since payloads are kept apart (src/server/queue/payloads.ts) until read with them. */
   payload: RunPayload;
+  /** The key of the run's payload in `run_payloads`; null for runs made before. */
+  payload_key: string | null;
   scheduled_at: Date;
   not_before: Date;
   expires_at: Date;

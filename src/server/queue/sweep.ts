@@ -1,5 +1,6 @@
 import type { Db } from '../store/db.js';
 import { addMs } from './clock.js';
+import { withPayloads } from './payloads.js';
 import { RUN_EXPIRY_MS, type RunStatus } from './rules.js';
 import type { RunRow } from './run.js';
 
@@ -33,7 +34,10 @@ export async function runsNobodyTook(db: Db, now: Date, limit = 200): Promise<Ru
 
 /** Locks a run row for the rest of the transaction (the caller holds its session's lock first). */
 export async function lockRun(tx: Db, runId: string): Promise<RunRow | null> {
-  const [row] = await tx.query<RunRow>('SELECT * FROM runs WHERE id = $1 FOR UPDATE', [runId]);
+  const [row] = await withPayloads(
+    tx,
+    await tx.query<RunRow>('SELECT * FROM runs WHERE id = $1 FOR UPDATE', [runId]),
+  );
   return row ?? null;
 }
 

@@ -1,7 +1,9 @@
 import { rm } from 'node:fs/promises';
 import { runArtifactsDir } from '../gateway/artifacts.js';
+import { payloadKeysBefore } from '../queue/payloads.js';
 import type { Db } from '../store/db.js';
 import { dropExpiredPartitions } from './partitions.js';
+import { DAY_MS } from './periods.js';
 
 /**
  * Rows per delete statement: each statement is short, so on PGlite, where every query shares one connection,
@@ -16,6 +18,8 @@ export interface Pruned {
   /** Result rows deleted one by one (PGlite; on PostgreSQL only rows outside day partitions). */
   results: number;
   runs: number;
+  /** Runs' payloads, kept once per check and day (src/server/queue/payloads.ts). */
+  payloads: number;
   artifacts: number;
   sessions: number;
   testSessions: number;
@@ -42,6 +46,14 @@ export async function pruneExpired(db: Db, limits: PruneLimits): Promise<Pruned>
   const partitions = db.kind === 'postgres' ? await dropExpiredPartitions(db, cutoff) : 0;
   const results = await deleteInBatches(db, 'check_results', 'id', 'created_at < $1', cutoff);
   const { runs, artifacts } = await pruneRuns(db, cutoff, limits.dataDir);
+  // A day's payloads go a day after the cutoff passed it: its runs may finish (and be pruned) the day after.
+  const payloads = await deleteInBatches(
+    db,
+    'run_payloads',
+    'key',
+    'key < $1',
+    payloadKeysBefore(new Date(cutoff.getTime() - DAY_MS)),
+  );
   const sessions = await deleteInBatches(
     db,
     'check_sessions',
@@ -63,7 +75,7 @@ export async function pruneExpired(db: Db, limits: PruneLimits): Promise<Pruned>
     'period_start < $1',
     limits.rollupCutoff,
   );
-  const pruned = { partitions, results, runs, artifacts, sessions, testSessions, rollups };
+  const pruned = { partitions, results, runs, payloads, artifacts, sessions, testSessions, rollups };
   if (db.kind === 'pglite') await vacuumPruned(db, pruned);
   return pruned;
 }
@@ -74,7 +86,7 @@ async function deleteInBatches(
   table: string,
   key: string,
   where: string,
-  before: Date,
+  before: Date | string,
 ): Promise<number> {
   let total = 0;
   for (;;) {
@@ -138,6 +150,7 @@ async function vacuumPruned(db: Db, pruned: Pruned): Promise<void> {
   const tables: [string, number][] = [
     ['check_results', pruned.results],
     ['runs', pruned.runs],
+    ['run_payloads', pruned.payloads],
     ['artifacts', pruned.artifacts],
     ['check_sessions', pruned.sessions],
     ['test_sessions', pruned.testSessions],

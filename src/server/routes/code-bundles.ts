@@ -14,6 +14,7 @@ import {
 import { ApiError, invalid, notFound } from '../common/errors.js';
 import type { ServerContext } from '../context.js';
 import { defineRoute } from '../http/route.js';
+import { payloadSql } from '../queue/payloads.js';
 
 const TAG = 'Code bundles';
 const bundleSchema = z.object({
@@ -117,7 +118,7 @@ export function registerCodeBundleRoutes(app: FastifyInstance, context: ServerCo
     responses: { 200: { description: 'The .tar.gz' }, 404: { description: 'Unknown run or no bundle' } },
     handler: async ({ auth, params, reply }) => {
       const [run] = await db.query<{ payload: { check?: Record<string, unknown> } }>(
-        `SELECT payload FROM runs
+        `SELECT ${payloadSql('runs')} AS payload FROM runs
           WHERE id = $1 AND account_id = $2 AND location = $3 AND status = 'leased'`,
         [params.runId, auth.accountId, auth.locationSlug],
       );

@@ -1,4 +1,5 @@
 import type { CheckResult, CheckType, RunSource, SessionStatus } from '../../checks/index.js';
+import { withPayloads } from '../queue/payloads.js';
 import type { RunStatus } from '../queue/rules.js';
 import type { RunRow } from '../queue/run.js';
 import type { Db } from '../store/db.js';
@@ -129,7 +130,10 @@ export async function lockRunsCounted(
       ORDER BY r.id FOR UPDATE OF r`,
     [runIds, accountId],
   );
-  return rows.map(({ open, total, ...run }) => ({ ...run, sessionCounts: runCountsFrom({ open, total }) }));
+  return (await withPayloads(tx, rows)).map(({ open, total, ...run }) => ({
+    ...run,
+    sessionCounts: runCountsFrom({ open, total }),
+  }));
 }
 
 export async function setSessionStatus(tx: Db, id: string, status: SessionStatus, now: Date): Promise<void> {

@@ -6,6 +6,8 @@ import { StatementNames } from './statement-names.js';
 /** The store's one interface over PGlite (embedded) and PostgreSQL. SQL is PostgreSQL's; params are $1, $2… */
 export interface Db {
   readonly kind: 'pglite' | 'postgres';
+  /** The same object for a store and every transaction on it: what this process remembers of one store hangs on it. */
+  readonly identity: object;
   query<T = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<T[]>;
   /** Runs SQL text of several statements, without parameters (migrations). */
   exec(sql: string): Promise<void>;
@@ -34,8 +36,10 @@ async function openPglite(dataDir?: string, cacheMb = PGLITE_CACHE_MB): Promise<
     startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${cacheMb}MB`],
   });
   await db.waitReady;
+  const identity = {};
   const wrap = (q: Pick<PGlite, 'query' | 'exec'>): Db => ({
     kind: 'pglite',
+    identity,
     query: async <T>(sql: string, params?: readonly unknown[]) =>
       (await q.query<T>(sql, params as unknown[])).rows,
     exec: async (sql) => {
@@ -52,6 +56,7 @@ async function openPostgres(databaseUrl: string): Promise<Db> {
   // A pool error (a server restart) must not crash the process; the next query reconnects.
   pool.on('error', () => {});
   const names = new StatementNames();
+  const identity = {};
   /** Sends a statement by its name once it has one; `pool` may send it again unnamed, a transaction may not. */
   const run = async <T>(on: pg.Pool | pg.PoolClient, sql: string, params?: readonly unknown[]) => {
     const values = params as unknown[] | undefined;
@@ -66,6 +71,7 @@ async function openPostgres(databaseUrl: string): Promise<Db> {
   };
   const wrapClient = (client: pg.PoolClient): Db => ({
     kind: 'postgres',
+    identity,
     query: <T>(sql: string, params?: readonly unknown[]) => run<T>(client, sql, params),
     exec: async (sql) => {
       await client.query(sql);
@@ -75,6 +81,7 @@ async function openPostgres(databaseUrl: string): Promise<Db> {
   });
   return {
     kind: 'postgres',
+    identity,
     query: <T>(sql: string, params?: readonly unknown[]) => run<T>(pool, sql, params),
     exec: async (sql) => {
       await pool.query(sql);

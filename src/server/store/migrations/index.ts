@@ -15,6 +15,7 @@ import { maintenanceUpdates } from './130-maintenance-updates.js';
 import { leanRunWrites } from './140-lean-run-writes.js';
 import { webSessions } from './150-web-sessions.js';
 import { agentConnectedAt } from './160-agent-connected-at.js';
+import { runPayloads } from './170-run-payloads.js';
 
 export interface Migration {
   name: string;
@@ -44,4 +45,5 @@ export const MIGRATIONS: readonly Migration[] = [
   leanRunWrites,
   webSessions,
   agentConnectedAt,
+  runPayloads,
 ];
