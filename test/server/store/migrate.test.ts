@@ -143,6 +143,16 @@ describe.each(STORES)('migrating a store that has results (%s)', (store) => {
     },
   );
 
+  it("leaves no foreign key on the rows every run writes, and keeps a session's on its test session", async () => {
+    const keys = await db.query<{ tbl: string; ref: string }>(
+      `SELECT conrelid::regclass::text AS tbl, confrelid::regclass::text AS ref
+         FROM pg_constraint
+        WHERE contype = 'f' AND (confrelid = 'check_sessions'::regclass OR conrelid = 'check_sessions'::regclass)
+        ORDER BY 1, 2`,
+    );
+    expect(keys).toEqual([{ tbl: 'check_sessions', ref: 'test_sessions' }]);
+  });
+
   it('rolls up the old rows (their response time read from the record), then removes those past retention', async () => {
     const outcome = await runRetention(db, now, { retentionDays: 30, dataDir });
     expect(outcome.pruned).toMatchObject({ results: 1, runs: 1, sessions: 1 });

@@ -16,6 +16,7 @@ import { leanRunWrites } from './140-lean-run-writes.js';
 import { webSessions } from './150-web-sessions.js';
 import { agentConnectedAt } from './160-agent-connected-at.js';
 import { runPayloads } from './170-run-payloads.js';
+import { sessionKeys } from './180-session-keys.js';
 
 export interface Migration {
   name: string;
@@ -46,4 +47,5 @@ export const MIGRATIONS: readonly Migration[] = [
   webSessions,
   agentConnectedAt,
   runPayloads,
+  sessionKeys,
 ];
