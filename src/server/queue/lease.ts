@@ -4,7 +4,7 @@ import type { Db } from '../store/db.js';
 import { addMs } from './clock.js';
 import { payloadSql, withPayloads } from './payloads.js';
 import { RUN_EXPIRY_MS } from './rules.js';
-import type { RunRow } from './run.js';
+import { LEASED_COLUMNS, type LeasedRun } from './run.js';
 
 /**
  * The most of an agent's free lightweight slots that runs not due yet may take: the rest stay for runs due now (a
@@ -12,6 +12,9 @@ import type { RunRow } from './run.js';
  */
 const AHEAD_SHARE = 0.5;
 const aheadShareOf = (credit: number) => Math.floor(credit * AHEAD_SHARE);
+
+/** Only what the lease's caller reads: on PGlite each column returned costs parsing, a timestamp most. */
+const RETURNED = LEASED_COLUMNS.map((column) => `runs.${column}`).join(', ');
 
 /** The engine of a PLAYWRIGHT check that names none (the check model's default). */
 const DEFAULT_ENGINE = 'node22';
@@ -50,7 +53,7 @@ export interface LeaseRequest extends Leaser {
  * first (tens of milliseconds a lease with a backlog of thousands), and the pick of due runs read every run queued
  * ahead when none was due.
  */
-export async function leaseRuns(db: Db, request: LeaseRequest): Promise<RunRow[]> {
+export async function leaseRuns(db: Db, request: LeaseRequest): Promise<LeasedRun[]> {
   // $1 account, $2 location, $3 now, $4 agent, $5 lease expiry, $6 engines; then kinds and limit of each class.
   const params: unknown[] = [
     request.accountId,
@@ -91,11 +94,11 @@ export async function leaseRuns(db: Db, request: LeaseRequest): Promise<RunRow[]
   }
   if (picks.length === 0) return [];
   const picked = picks.map(({ name }) => `SELECT id FROM ${name}`).join(' UNION ALL ');
-  const rows = await db.query<RunRow>(
+  const rows = await db.query<LeasedRun>(
     `WITH ${picks.map(({ sql }) => sql).join(',\n       ')}
        UPDATE runs SET status = 'leased', agent_id = $4, lease_expires_at = $5, leases = runs.leases + 1
          FROM (${picked}) picked WHERE runs.id = picked.id
-       RETURNING runs.*`,
+       RETURNING ${RETURNED}`,
     params,
   );
   return (await withPayloads(db, rows)).sort((a, b) => a.scheduled_at.getTime() - b.scheduled_at.getTime());
@@ -106,7 +109,7 @@ export async function leaseRuns(db: Db, request: LeaseRequest): Promise<RunRow[]
  * took fewer runs than it could, else just before the start of the last run it took (runs are leased in order of
  * their start, a run's `scheduled_at` being its `not_before`).
  */
-export function leaseReach(request: LeaseRequest, runs: readonly RunRow[]): number {
+export function leaseReach(request: LeaseRequest, runs: readonly LeasedRun[]): number {
   const now = request.now.getTime();
   const light = runs.filter((run) => slotClassOf(run.check_type) === 'light');
   const limit = request.credits.light;

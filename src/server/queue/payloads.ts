@@ -112,11 +112,14 @@ export function payloadSql(alias: string): string {
   return `COALESCE(${alias}.payload, (SELECT rp.payload FROM run_payloads rp WHERE rp.key = ${alias}.payload_key))`;
 }
 
+/** What of a run's row finds its payload. */
+type PayloadOwner = Pick<RunRow, 'payload' | 'payload_key' | 'check_id' | 'check_type'>;
+
 /**
  * Run rows as read from `runs` (`payload` null unless the run was made before payloads were kept apart) with their
  * payloads in place: from memory, and those missing from the store in one statement.
  */
-export async function withPayloads<T extends RunRow>(db: Db, rows: T[]): Promise<T[]> {
+export async function withPayloads<T extends PayloadOwner>(db: Db, rows: T[]): Promise<T[]> {
   const known = payloadsOf(db);
   const missing = new Set<string>();
   for (const row of rows) {
@@ -142,7 +145,7 @@ export async function withPayloads<T extends RunRow>(db: Db, rows: T[]): Promise
  * control plane was down longer than the retention). No agent gets such a run (it expired long ago); the reaper
  * ends it, and its record needs only what the run's row says.
  */
-function standInPayload(row: RunRow): RunPayload {
+function standInPayload(row: PayloadOwner): RunPayload {
   return {
     runSource: 'SCHEDULER',
     check: { id: row.check_id, checkType: row.check_type },

@@ -44,11 +44,29 @@ export interface RunRow {
   result_id: string | null;
 }
 
+/** The columns a lease returns (lease.ts): what a run's `run` message and the lease's reach read. */
+export const LEASED_COLUMNS = [
+  'id',
+  'session_id',
+  'check_id',
+  'check_type',
+  'attempt',
+  'location',
+  'payload',
+  'payload_key',
+  'scheduled_at',
+  'not_before',
+  'lease_expires_at',
+] as const;
+
+/** A run as its lease returns it. */
+export type LeasedRun = Pick<RunRow, (typeof LEASED_COLUMNS)[number]>;
+
 /**
  * The `run` message that hands a leased run to its agent; `publicUrl` is where the agent fetches its bundle. With
  * `sentAt` (an agent that takes runs ahead of their start), a run not due yet says how long the agent holds it.
  */
-export function runMessageOf(run: RunRow, publicUrl: string, sentAt?: Date): RunMessage {
+export function runMessageOf(run: LeasedRun, publicUrl: string, sentAt?: Date): RunMessage {
   const startInMs = sentAt ? run.not_before.getTime() - sentAt.getTime() : 0;
   return {
     type: 'run',

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { leaseRuns, renewLeases } from '../../../src/server/queue/lease.js';
-import type { RunRow } from '../../../src/server/queue/run.js';
+import type { LeasedRun, RunRow } from '../../../src/server/queue/run.js';
 import {
   createApiCheck,
   createLocation,
@@ -215,7 +215,7 @@ describe.each(STORES)('the run queue (%s)', (store) => {
       onlyOn: [],
       ...fields,
     });
-    const post = async (run: RunRow | undefined, failed?: string, networkError = false) => {
+    const post = async (run: LeasedRun | undefined, failed?: string, networkError = false) => {
       const message = { runId: run?.id, attempt: run?.attempt } as Parameters<TestAgent['postResult']>[0];
       return (await agent.postResult(message, apiResult(failed ? { failed } : {}), { networkError })).body;
     };
