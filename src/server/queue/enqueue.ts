@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { CheckType } from '../../checks/index.js';
 import { slotClassOf } from '../../protocol/index.js';
 import type { Db } from '../store/db.js';
-import { jsonParam } from '../store/rows.js';
+import { jsonbParam } from '../store/rows.js';
 import { addMs } from './clock.js';
 import { payloadsByKey, storePayloads } from './payloads.js';
 import { RUN_EXPIRY_MS } from './rules.js';
@@ -51,7 +51,7 @@ export async function enqueueRuns(db: Db, runs: readonly NewRun[]): Promise<stri
        FROM jsonb_to_recordset($1::jsonb) AS r(id text, account_id text, session_id text, check_id text,
             location text, slot_class text, check_type text, attempt integer, payload_key text, due_at timestamptz,
             expires_at timestamptz, chain_started_at timestamptz)`,
-    [jsonParam(rows)],
+    [jsonbParam(rows)],
   );
   return rows.map((row) => row.id);
 }

@@ -3,7 +3,7 @@ import { withPayloads } from '../queue/payloads.js';
 import type { RunStatus } from '../queue/rules.js';
 import type { RunRow } from '../queue/run.js';
 import type { Db } from '../store/db.js';
-import { jsonParam } from '../store/rows.js';
+import { jsonbParam } from '../store/rows.js';
 import type { TestSessionStatus } from './status.js';
 
 /** One row of `check_sessions`. */
@@ -55,7 +55,7 @@ export async function insertSessions(
             started_at
        FROM jsonb_to_recordset($1::jsonb) AS s(id text, account_id text, check_id text, check_type text, name text,
             run_source text, run_locations text[], test_session_id text, started_at timestamptz)`,
-    [jsonParam(sessions)],
+    [jsonbParam(sessions)],
   );
 }
 
@@ -204,7 +204,7 @@ export async function insertResults(tx: Db, results: readonly NewResult[]): Prom
             g.response_time, g.created_at
        FROM given g JOIN claimed c ON c.id = g.run_id
      RETURNING run_id`,
-    [jsonParam(rows)],
+    [jsonbParam(rows)],
   );
   if (inserted.length < results.length) {
     const stored = new Set(inserted.map((r) => r.run_id));

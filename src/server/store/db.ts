@@ -37,11 +37,12 @@ async function openPglite(dataDir?: string, cacheMb = PGLITE_CACHE_MB): Promise<
   });
   await db.waitReady;
   const identity = {};
+  const options = { serializers: bytesAsTheyAre(db) };
   const wrap = (q: Pick<PGlite, 'query' | 'exec'>): Db => ({
     kind: 'pglite',
     identity,
     query: async <T>(sql: string, params?: readonly unknown[]) =>
-      (await q.query<T>(sql, params as unknown[])).rows,
+      (await q.query<T>(sql, params as unknown[], options)).rows,
     exec: async (sql) => {
       await q.exec(sql);
     },
@@ -49,6 +50,21 @@ async function openPglite(dataDir?: string, cacheMb = PGLITE_CACHE_MB): Promise<
     close: async () => {},
   });
   return { ...wrap(db), close: () => db.close() };
+}
+
+/** PostgreSQL's type oid of jsonb. */
+const JSONB_OID = 3802;
+
+/**
+ * PGlite turns every parameter into text by its type, and would write a jsonb parameter given as bytes
+ * (`jsonbParam`) out as JSON of its numbers: those bytes are handed on as they are, which its bind sends in binary
+ * form, as pg sends bytes.
+ */
+function bytesAsTheyAre(db: PGlite): Record<number, (value: unknown) => string> {
+  const text = db.serializers[JSONB_OID] as (value: unknown) => string;
+  return {
+    [JSONB_OID]: (value) => (value instanceof Uint8Array ? (value as unknown as string) : text(value)),
+  };
 }
 
 async function openPostgres(databaseUrl: string): Promise<Db> {
