@@ -153,6 +153,16 @@ describe.each(STORES)('migrating a store that has results (%s)', (store) => {
     expect(keys).toEqual([{ tbl: 'check_sessions', ref: 'test_sessions' }]);
   });
 
+  it('indexes the rows every run writes only where a query needs them', async () => {
+    const indexes = await db.query<{ indexname: string; indexdef: string }>(
+      `SELECT indexname, indexdef FROM pg_indexes
+        WHERE tablename IN ('check_results', 'check_sessions') AND (indexdef LIKE '%run_id%' OR indexdef LIKE '%test_session_id%')`,
+    );
+    // One result per run is the run's rule (runs.result_id), above; a scheduled run's session has no test session.
+    expect(indexes.map((i) => i.indexname)).toEqual(['check_sessions_test_session']);
+    expect(indexes[0]?.indexdef).toContain('WHERE (test_session_id IS NOT NULL)');
+  });
+
   it('rolls up the old rows (their response time read from the record), then removes those past retention', async () => {
     const outcome = await runRetention(db, now, { retentionDays: 30, dataDir });
     expect(outcome.pruned).toMatchObject({ results: 1, runs: 1, sessions: 1 });

@@ -17,6 +17,7 @@ import { webSessions } from './150-web-sessions.js';
 import { agentConnectedAt } from './160-agent-connected-at.js';
 import { runPayloads } from './170-run-payloads.js';
 import { sessionKeys } from './180-session-keys.js';
+import { leanRunIndexes } from './190-lean-run-indexes.js';
 
 export interface Migration {
   name: string;
@@ -48,4 +49,5 @@ export const MIGRATIONS: readonly Migration[] = [
   agentConnectedAt,
   runPayloads,
   sessionKeys,
+  leanRunIndexes,
 ];
