@@ -9,6 +9,7 @@ import pg from 'pg';
 import type { AlertingConfig, ServerConfig } from '../../src/server/config.js';
 import type { RunServiceOptions } from '../../src/server/scheduler/run-services.js';
 import { type RunningServer, startServer } from '../../src/server/server.js';
+import { type Db, openDb } from '../../src/server/store/db.js';
 import { PGLITE_CACHE_MB } from '../../src/server/store/pglite-cache.js';
 
 export type Store = 'pglite' | 'postgres';
@@ -90,6 +91,21 @@ export async function freshPgliteDir(): Promise<string> {
   const dataDir = await mkdtemp(join(tmpdir(), 'vantage-pglite-'));
   await cp(await pgliteTemplate(), dataDir, { recursive: true });
   return dataDir;
+}
+
+/**
+ * An empty store of this kind, not migrated, opened as the server opens it: a fresh PostgreSQL database, or a fresh
+ * PGlite data folder. `drop()` closes it and removes it.
+ */
+export async function openFreshStore(store: Store): Promise<{ db: Db; drop: () => Promise<void> }> {
+  if (store === 'postgres') {
+    const database = await freshPostgresDatabase();
+    const db = await openDb({ databaseUrl: database.url });
+    return { db, drop: () => db.close().then(database.drop) };
+  }
+  const dataDir = await freshPgliteDir();
+  const db = await openDb({ dataDir });
+  return { db, drop: () => db.close().then(() => rm(dataDir, { recursive: true, force: true })) };
 }
 
 export interface TestServerOptions {

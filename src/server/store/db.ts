@@ -41,8 +41,13 @@ async function openPglite(dataDir?: string, cacheMb = PGLITE_CACHE_MB): Promise<
   const wrap = (q: Pick<PGlite, 'query' | 'exec'>): Db => ({
     kind: 'pglite',
     identity,
-    query: async <T>(sql: string, params?: readonly unknown[]) =>
-      (await q.query<T>(sql, params as unknown[], options)).rows,
+    query: async <T>(sql: string, params?: readonly unknown[]) => {
+      try {
+        return (await q.query<T>(sql, params as unknown[], options)).rows;
+      } catch (error) {
+        throw withoutParameters(error);
+      }
+    },
     exec: async (sql) => {
       await q.exec(sql);
     },
@@ -50,6 +55,19 @@ async function openPglite(dataDir?: string, cacheMb = PGLITE_CACHE_MB): Promise<
     close: async () => {},
   });
   return { ...wrap(db), close: () => db.close() };
+}
+
+/**
+ * PGlite hangs a failed statement's parameters on its error (`params`, and its options as `queryOptions`), and a
+ * logged error prints every field it has: a secret variable's value or a channel's credentials being written would
+ * reach the log. pg's errors carry none; PGlite's lose theirs here. The statement's text, which holds no values, stays.
+ */
+function withoutParameters(error: unknown): unknown {
+  if (typeof error === 'object' && error !== null) {
+    delete (error as { params?: unknown }).params;
+    delete (error as { queryOptions?: unknown }).queryOptions;
+  }
+  return error;
 }
 
 /** PostgreSQL's type oid of jsonb. */

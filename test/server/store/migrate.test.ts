@@ -7,10 +7,10 @@ import { resultPartitionNames } from '../../../src/server/retention/partitions.j
 import { listRollups } from '../../../src/server/retention/read.js';
 import { listCheckResults } from '../../../src/server/sessions/results-query.js';
 import { insertResults, sessionResults } from '../../../src/server/sessions/store.js';
-import { type Db, openDb } from '../../../src/server/store/db.js';
+import type { Db } from '../../../src/server/store/db.js';
 import { migrate } from '../../../src/server/store/migrate.js';
 import { MIGRATIONS } from '../../../src/server/store/migrations/index.js';
-import { freshPgliteDir, freshPostgresDatabase, STORES } from '../../support/server.js';
+import { openFreshStore, STORES } from '../../support/server.js';
 import { near } from '../retention/support.js';
 
 const HOUR = 3_600_000;
@@ -64,15 +64,7 @@ describe.each(STORES)('migrating a store that has results (%s)', (store) => {
 
   beforeAll(async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'vantage-migrate-'));
-    if (store === 'postgres') {
-      const database = await freshPostgresDatabase();
-      db = await openDb({ databaseUrl: database.url });
-      drop = database.drop;
-    } else {
-      const pgliteDir = await freshPgliteDir();
-      db = await openDb({ dataDir: pgliteDir });
-      drop = () => rm(pgliteDir, { recursive: true, force: true });
-    }
+    ({ db, drop } = await openFreshStore(store));
     await migrate(db, BEFORE_RETENTION);
     await db.query(`INSERT INTO accounts (id, name) VALUES ('acc', 'Account')`);
     await oldResult(db, 'res-a', recent, { status: 'PASSED', responseTime: 120 });
@@ -84,7 +76,6 @@ describe.each(STORES)('migrating a store that has results (%s)', (store) => {
     expect(await migrate(db)).toContain('050-retention');
   });
   afterAll(async () => {
-    await db?.close();
     await drop();
     await rm(dataDir, { recursive: true, force: true });
   });
