@@ -22,6 +22,7 @@ import { type RetentionOutcome, runRetention } from '../retention/job.js';
 import { expireUntakenRuns, reapLostLeases } from '../sessions/reaper.js';
 import type { RunsContext } from '../sessions/runs-context.js';
 import { deliverSubscriberMails, SUBSCRIBER_MAIL_PROBE } from '../status-pages/subscriber-mail.js';
+import { ANALYZE_LOOK_MS, analyzeChangedTables, CHANGED_TABLES_PROBE } from '../store/analyze.js';
 import type { Db } from '../store/db.js';
 import { minuteOf, sampleLocationMetrics } from './metrics.js';
 import { DueProbeQuiet } from './quiet.js';
@@ -165,6 +166,17 @@ export class RunServices implements RunsContext {
           everyMs: settings.alertClockTickMs,
           run: async () => this.alertClockLoop.wake(),
         },
+        // PGlite has no autovacuum to keep its planner's view of the tables current.
+        ...(db.kind === 'pglite'
+          ? [
+              {
+                name: 'analyzing changed tables',
+                probe: CHANGED_TABLES_PROBE,
+                everyMs: ANALYZE_LOOK_MS,
+                run: async () => void (await analyzeChangedTables(db)),
+              },
+            ]
+          : []),
         // Only with a mail server: without one no mail is sent.
         ...(alerting.smtpUrl
           ? [

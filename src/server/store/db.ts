@@ -1,6 +1,7 @@
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { PGLITE_CACHE_MB } from './pglite-cache.js';
+import { PgliteStatements } from './pglite-statements.js';
 import { StatementNames } from './statement-names.js';
 
 /** The store's one interface over PGlite (embedded) and PostgreSQL. SQL is PostgreSQL's; params are $1, $2… */
@@ -38,12 +39,27 @@ async function openPglite(dataDir?: string, cacheMb = PGLITE_CACHE_MB): Promise<
   await db.waitReady;
   const identity = {};
   const options = { serializers: bytesAsTheyAre(db) };
+  const names = new StatementNames();
+  const statements = new PgliteStatements(db, options.serializers);
+  /** Sends a statement by its name once it has one; outside a transaction it may be sent again unnamed. */
+  const run = async <T>(q: Pick<PGlite, 'query'>, sql: string, params: readonly unknown[] | undefined) => {
+    const inTransaction = q !== db;
+    const name = names.nameOf(sql);
+    if (name !== undefined) {
+      try {
+        return await statements.run<T>(name, sql, params, inTransaction);
+      } catch (error) {
+        if (!names.failed(sql, error) || inTransaction) throw Object.assign(error as object, { query: sql });
+      }
+    }
+    return (await q.query<T>(sql, params as unknown[], options)).rows;
+  };
   const wrap = (q: Pick<PGlite, 'query' | 'exec'>): Db => ({
     kind: 'pglite',
     identity,
     query: async <T>(sql: string, params?: readonly unknown[]) => {
       try {
-        return (await q.query<T>(sql, params as unknown[], options)).rows;
+        return await run<T>(q, sql, params);
       } catch (error) {
         throw withoutParameters(error);
       }

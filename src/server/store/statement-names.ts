@@ -1,9 +1,9 @@
 /**
- * Names for the statements the control plane sends to PostgreSQL again and again. A statement sent with a name is
- * parsed and planned once per connection (node-postgres prepares it at its first use there); later runs send only
- * its parameters. On the hot paths (a claim, a lease, a result batch) that took a third to a half of PostgreSQL's CPU
- * away at 30–100 runs/s, an eighth at 300 and more (docs/control-plane.md, Capacity, "Statements prepared on
- * PostgreSQL").
+ * Names for the statements the control plane sends to its store again and again. A statement sent with a name is
+ * parsed and planned once per connection (node-postgres prepares it at its first use there; on PGlite,
+ * pglite-statements.ts); later runs send only its parameters. On the hot paths (a claim, a lease, a result batch)
+ * that took a third to a half of PostgreSQL's CPU away at 30–100 runs/s, an eighth at 300 and more
+ * (docs/control-plane.md, Capacity, "Statements prepared on PostgreSQL" and "… on PGlite").
  *
  * A text is named from its second use, so SQL made for one occasion (a new day's partition) is never prepared, and
  * at most MAX_NAMED texts are: each named one is kept by every connection that ran it.

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type Db, openDb } from '../../../src/server/store/db.js';
-import { freshPostgresDatabase, STORES } from '../../support/server.js';
+import type { Db } from '../../../src/server/store/db.js';
+import { openFreshStore, STORES } from '../../support/server.js';
 
 /** The statements the connection running `tx` has prepared. */
 async function preparedOn(tx: Db): Promise<string[]> {
@@ -10,21 +10,20 @@ async function preparedOn(tx: Db): Promise<string[]> {
   return rows.map((r) => r.statement);
 }
 
-// Statements sent again and again are prepared by name on PostgreSQL (src/server/store/statement-names.ts).
-describe.runIf(STORES.includes('postgres'))('statements prepared on PostgreSQL', () => {
-  let database: Awaited<ReturnType<typeof freshPostgresDatabase>>;
+// Statements sent again and again are prepared by name (src/server/store/statement-names.ts): on PostgreSQL by
+// node-postgres, on PGlite by src/server/store/pglite-statements.ts.
+describe.each(STORES)('statements prepared on the store (%s)', (store) => {
   let db: Db;
+  let drop: () => Promise<void>;
 
-  // Queries awaited one after another share the pool's one connection (it hands back the idle one it has): what
-  // one prepares, or `DEALLOCATE ALL` forgets, is seen by the next.
+  // On PostgreSQL, queries awaited one after another share the pool's one connection (it hands back the idle one it
+  // has): what one prepares, or `DEALLOCATE ALL` forgets, is seen by the next. PGlite is one session.
   beforeEach(async () => {
-    database = await freshPostgresDatabase();
-    db = await openDb({ databaseUrl: database.url });
+    ({ db, drop } = await openFreshStore(store));
   });
 
   afterEach(async () => {
-    await db.close();
-    await database.drop();
+    await drop();
   });
 
   it('prepares a statement from its second run, once, and never one run only once', async () => {
@@ -120,5 +119,29 @@ describe.runIf(STORES.includes('postgres'))('statements prepared on PostgreSQL',
     await db.exec('DEALLOCATE ALL');
     await expect(db.transaction((tx) => tx.query(sql, [1]))).rejects.toThrow(/does not exist/);
     expect(await db.transaction((tx) => tx.query(sql, [1]))).toEqual([{ n: 42 }]);
+  });
+
+  it('keeps a statement first prepared in a transaction that rolled back', async () => {
+    const sql = 'SELECT $1::int * 2 AS n';
+    await db.query(sql, [1]);
+    await expect(
+      db.transaction(async (tx) => {
+        expect(await tx.query(sql, [2])).toEqual([{ n: 4 }]);
+        throw new Error('rolled back');
+      }),
+    ).rejects.toThrow('rolled back');
+    expect(await db.query(sql, [3])).toEqual([{ n: 6 }]);
+    expect(await db.transaction((tx) => tx.query(sql, [4]))).toEqual([{ n: 8 }]);
+    expect(await db.transaction(preparedOn)).toEqual([sql]);
+  });
+
+  it('runs a prepared statement that returns no columns, and one refused at its first preparing', async () => {
+    await db.exec('CREATE TABLE marks (id text)');
+    const insert = 'INSERT INTO marks VALUES ($1)';
+    for (const id of ['a', 'b', 'c']) expect(await db.query(insert, [id])).toEqual([]);
+    const broken = 'SELECT nothing_here FROM marks WHERE id = $1';
+    await db.query(broken, ['a']).catch(() => {});
+    await expect(db.query(broken, ['a'])).rejects.toMatchObject({ code: '42703' });
+    expect(await db.query('SELECT count(*)::int AS n FROM marks')).toEqual([{ n: 3 }]);
   });
 });
