@@ -40,7 +40,7 @@ export class PgliteStatements {
     return exclusive(async () => {
       const statement = this.prepared.get(name) ?? (await this.prepare(name, sql));
       const bind = protocol.serialize.bind({ statement: name, values: this.values(statement, params) });
-      const message = concat([bind, protocol.serialize.execute({}), protocol.serialize.sync()]);
+      const message = Buffer.concat([bind, protocol.serialize.execute({}), protocol.serialize.sync()]);
       // The stream form parses the answer as PGlite writes it, without keeping a copy of its bytes.
       const messages = await this.db.execProtocolStream(message, { syncToFs: !inTransaction });
       const answer = statement.columns ? [statement.columns, ...messages] : messages;
@@ -49,7 +49,7 @@ export class PgliteStatements {
   }
 
   private async prepare(name: string, sql: string): Promise<Prepared> {
-    const message = concat([
+    const message = Buffer.concat([
       protocol.serialize.parse({ name, text: sql }),
       protocol.serialize.describe({ type: 'S', name }),
       protocol.serialize.sync(),
@@ -70,14 +70,4 @@ export class PgliteStatements {
       return serialize ? serialize(value) : String(value);
     });
   }
-}
-
-function concat(parts: readonly Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, part) => n + part.length, 0));
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
 }

@@ -1,9 +1,9 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { calmPassingStates } from '../../../src/server/alerts/state-store.js';
 import { analyzeChangedTables } from '../../../src/server/store/analyze.js';
 import type { Db } from '../../../src/server/store/db.js';
 import { migrate } from '../../../src/server/store/migrate.js';
-import { openFreshStore, STORES, type Store } from '../../support/server.js';
+import { freshStoreForEachTest, STORES, type Store } from '../../support/server.js';
 
 /** Makes this session's counts of changed rows reach the statistics (sent at most once a second otherwise). */
 async function flushStatistics(db: Db): Promise<void> {
@@ -19,7 +19,7 @@ async function lastAnalyzed(db: Db, table: string): Promise<Date | null> {
   return row?.at ?? null;
 }
 
-/** A fresh store of this kind with an empty table `marks`, and a way to add rows to it. */
+/** A fresh store of this kind for each test, with an empty table `marks`, and a way to add rows to it. */
 function storeWithMarks(store: Store) {
   const context = {
     db: undefined as unknown as Db,
@@ -29,12 +29,10 @@ function storeWithMarks(store: Store) {
         to,
       ]),
   };
-  let drop: () => Promise<void>;
-  beforeEach(async () => {
-    ({ db: context.db, drop } = await openFreshStore(store));
-    await context.db.exec('CREATE TABLE marks (id text PRIMARY KEY, v int NOT NULL)');
+  freshStoreForEachTest(store, async (db) => {
+    context.db = db;
+    await db.exec('CREATE TABLE marks (id text PRIMARY KEY, v int NOT NULL)');
   });
-  afterEach(() => drop());
   return context;
 }
 

@@ -1,6 +1,6 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Db } from '../../../src/server/store/db.js';
-import { openFreshStore, STORES } from '../../support/server.js';
+import { freshStoreForEachTest, STORES } from '../../support/server.js';
 
 /** The statements the connection running `tx` has prepared. */
 async function preparedOn(tx: Db): Promise<string[]> {
@@ -14,16 +14,10 @@ async function preparedOn(tx: Db): Promise<string[]> {
 // node-postgres, on PGlite by src/server/store/pglite-statements.ts.
 describe.each(STORES)('statements prepared on the store (%s)', (store) => {
   let db: Db;
-  let drop: () => Promise<void>;
-
   // On PostgreSQL, queries awaited one after another share the pool's one connection (it hands back the idle one it
   // has): what one prepares, or `DEALLOCATE ALL` forgets, is seen by the next. PGlite is one session.
-  beforeEach(async () => {
-    ({ db, drop } = await openFreshStore(store));
-  });
-
-  afterEach(async () => {
-    await drop();
+  freshStoreForEachTest(store, (opened) => {
+    db = opened;
   });
 
   it('prepares a statement from its second run, once, and never one run only once', async () => {
