@@ -69,3 +69,32 @@ describe("the import rules of README's Layout", () => {
     expect(loops).toEqual([]);
   });
 });
+
+/** Every file a benchmark loads through relative imports, from bench/*.ts and bench/<folder>/*.ts. */
+function benchClosure(): string[] {
+  const BENCH = fileURLToPath(new URL('../../bench/', import.meta.url));
+  const seen = new Set<string>();
+  const stack = readdirSync(BENCH, { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => join(BENCH, f));
+  while (stack.length > 0) {
+    const file = stack.pop() as string;
+    if (seen.has(file)) continue;
+    seen.add(file);
+    const text = readFileSync(file, 'utf8');
+    for (const match of text.matchAll(/(?:from|import)\s*\(?\s*'(\.{1,2}\/[^']+)'/g)) {
+      stack.push(normalize(join(dirname(file), (match[1] as string).replace(/\.js$/, '.ts'))));
+    }
+  }
+  return [...seen];
+}
+
+describe('the benchmarks', () => {
+  it("load nothing that needs vitest's runner, which `npm run bench` does not start", () => {
+    const root = fileURLToPath(new URL('../../', import.meta.url));
+    const needRunner = benchClosure()
+      .filter((file) => /from 'vitest'/.test(readFileSync(file, 'utf8')))
+      .map((file) => relative(root, file));
+    expect(needRunner).toEqual([]);
+  });
+});

@@ -6,7 +6,6 @@ import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import type { FastifyBaseLogger } from 'fastify';
 import pg from 'pg';
-import { afterEach, beforeEach } from 'vitest';
 import type { AlertingConfig, ServerConfig } from '../../src/server/config.js';
 import type { RunServiceOptions } from '../../src/server/scheduler/run-services.js';
 import { type RunningServer, startServer } from '../../src/server/server.js';
@@ -107,20 +106,6 @@ export async function openFreshStore(store: Store): Promise<{ db: Db; drop: () =
   const dataDir = await freshPgliteDir();
   const db = await openDb({ dataDir });
   return { db, drop: () => db.close().then(() => rm(dataDir, { recursive: true, force: true })) };
-}
-
-/**
- * A fresh store of this kind for each test of the calling block: opened before the test and handed to `use`,
- * dropped after it.
- */
-export function freshStoreForEachTest(store: Store, use: (db: Db) => void | Promise<void>): void {
-  let drop = async () => {};
-  beforeEach(async () => {
-    const fresh = await openFreshStore(store);
-    drop = fresh.drop;
-    await use(fresh.db);
-  });
-  afterEach(() => drop());
 }
 
 export interface TestServerOptions {

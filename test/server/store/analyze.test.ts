@@ -3,7 +3,8 @@ import { calmPassingStates } from '../../../src/server/alerts/state-store.js';
 import { analyzeChangedTables } from '../../../src/server/store/analyze.js';
 import type { Db } from '../../../src/server/store/db.js';
 import { migrate } from '../../../src/server/store/migrate.js';
-import { freshStoreForEachTest, STORES, type Store } from '../../support/server.js';
+import { freshStoreForEachTest } from '../../support/fresh-store.js';
+import { STORES, type Store } from '../../support/server.js';
 
 /** Makes this session's counts of changed rows reach the statistics (sent at most once a second otherwise). */
 async function flushStatistics(db: Db): Promise<void> {

@@ -4,7 +4,8 @@ import { createLogger } from '../../../src/observability/logger.js';
 import { SecretValues } from '../../../src/observability/secret-values.js';
 import type { Db } from '../../../src/server/store/db.js';
 import { jsonbParam, jsonParam } from '../../../src/server/store/rows.js';
-import { freshStoreForEachTest, STORES } from '../../support/server.js';
+import { freshStoreForEachTest } from '../../support/fresh-store.js';
+import { STORES } from '../../support/server.js';
 
 /** What a result's record may hold that a byte-level encoding could get wrong. */
 const AWKWARD = {

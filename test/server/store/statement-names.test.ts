@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Db } from '../../../src/server/store/db.js';
-import { freshStoreForEachTest, STORES } from '../../support/server.js';
+import { freshStoreForEachTest } from '../../support/fresh-store.js';
+import { STORES } from '../../support/server.js';
 
 /** The statements the connection running `tx` has prepared. */
 async function preparedOn(tx: Db): Promise<string[]> {
