@@ -1,6 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DestinationStream } from 'pino';
+import { poolShape } from '../executors/pool/size.js';
 import { defaultExecutors } from '../executors/registry.js';
 import { createErrorReporter, type ErrorReporter } from '../observability/error-reporter.js';
 import { batchedStdout, createLogger, type Logger } from '../observability/logger.js';
@@ -159,6 +160,11 @@ export async function startAgent(config: AgentConfig, options: AgentOptions = {}
       metrics,
       log,
       limitScale: config.runLimitScale,
+      // An agent's runs have no end in prospect: `auto` sizes its lanes by the cores and JOB_CONCURRENCY alone.
+      pool: {
+        ...poolShape(config.threads, config.jobConcurrency, Number.POSITIVE_INFINITY),
+        concurrency: config.jobConcurrency,
+      },
       peerProtocolVersion: () => connection.protocolVersion,
       onSpooled: () => delivery.notify(),
       onSlotFreed: (slotClass) => (ledger.wellGranted(slotClass) ? grantLater() : grantSoon()),
@@ -253,6 +259,7 @@ export async function startAgent(config: AgentConfig, options: AgentOptions = {}
         connected: connection.connected,
         running: runner.count('running'),
         queued: runner.count('queued'),
+        threads: runner.threads,
         spooled: spool.count,
         spoolError: spool.writeFailure,
         uptimeSeconds: Math.round((Date.now() - startedAt) / 1000),
@@ -305,7 +312,7 @@ export async function startAgent(config: AgentConfig, options: AgentOptions = {}
           flushResults: (deadline) => delivery.flush(deadline),
           close: async () => {
             await connection.close();
-            await Promise.all([delivery.stop(), artifacts.close()]);
+            await Promise.all([delivery.stop(), artifacts.close(), runner.close()]);
             await Promise.race([reporter?.flush(), new Promise((r) => setTimeout(r, 2000).unref())]);
             await health.close();
             await http.close();

@@ -30,6 +30,8 @@ export interface AgentConfig {
   /** The control plane's base URL, without a trailing slash. */
   apiUrl: string;
   jobConcurrency: number;
+  /** Worker threads for URL, API, TCP and DNS runs: a number, or `auto` (one lane per core). */
+  threads: number | 'auto';
   browserConcurrency: number;
   /** 0 picks a free port (tests). */
   healthPort: number;
@@ -49,6 +51,7 @@ const KEY_FORM = 'a private-location key like pl_<account>.<location>.<secret>';
 
 export const DEFAULTS = {
   jobConcurrency: 10,
+  threads: 0,
   browserConcurrency: 1,
   healthPort: 8081,
   logLevel: 'INFO',
@@ -56,6 +59,9 @@ export const DEFAULTS = {
   shutdownGraceSeconds: 30,
   spoolMaxMb: 512,
 } as const;
+
+/** More threads than cores only compete for them; this bounds a typing slip, not a machine. */
+const MAX_THREADS = 256;
 
 const proxyUrl = () => optional(httpUrl('http://proxy.internal:3128'));
 
@@ -77,6 +83,14 @@ const CONNECTION = {
 /** The agent's own settings and those of the sandbox its scripts run in. */
 const SETTINGS = envSchema({
   JOB_CONCURRENCY: withDefault(wholeNumber(1, 1000), DEFAULTS.jobConcurrency),
+  AGENT_THREADS: withDefault(
+    parsedBy<number | 'auto'>((v) => {
+      const value = v.trim().toLowerCase();
+      if (value === 'auto') return 'auto';
+      return /^\d+$/.test(value) && Number(value) <= MAX_THREADS ? Number(value) : null;
+    }, `must be auto or a whole number from 0 to ${MAX_THREADS}`),
+    DEFAULTS.threads,
+  ),
   BROWSER_CONCURRENCY: withDefault(wholeNumber(0, 100), DEFAULTS.browserConcurrency),
   AGENT_HEALTH_PORT: withDefault(wholeNumber(0, 65535), DEFAULTS.healthPort),
   LOG_LEVEL: withDefault(logLevel(), DEFAULTS.logLevel),
@@ -119,6 +133,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ConfigResult {
       location: e.API_KEY.location,
       apiUrl: e.API_URL.replace(/\/+$/, ''),
       jobConcurrency: e.JOB_CONCURRENCY,
+      threads: e.AGENT_THREADS,
       browserConcurrency: e.BROWSER_CONCURRENCY,
       healthPort: e.AGENT_HEALTH_PORT,
       logLevel: e.LOG_LEVEL,

@@ -68,6 +68,16 @@ export class RunnerOnUse {
     this.runner?.cancelRunning();
   }
 
+  /** Worker threads the runner's pool runs (none before the first run). */
+  get threads(): number {
+    return this.runner?.threads ?? 0;
+  }
+
+  /** Stops what the runner started (its pool's threads); call once no run is held. */
+  async close(): Promise<void> {
+    await this.runner?.close();
+  }
+
   /** Resolves once every run that arrived is handled and none is held. */
   async idle(): Promise<void> {
     await this.turn;

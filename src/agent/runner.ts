@@ -13,6 +13,7 @@ import {
   VariableSet,
 } from '../checks/index.js';
 import { failedAttempt } from '../executors/failed-attempt.js';
+import { CheckPool, type CheckPoolOptions, POOLED_KINDS } from '../executors/pool/index.js';
 import type { ExecutorRegistry } from '../executors/registry.js';
 import { type AttemptEnd, runAttempt } from '../executors/run/attempt.js';
 import { statusOfAttempt, toCheckResult } from '../executors/run/session.js';
@@ -54,6 +55,8 @@ export interface RunnerOptions {
   bundles?: BundleFetcher;
   /** Multiplies each kind's execution limit (AGENT_RUN_LIMIT_SCALE). */
   limitScale: number;
+  /** Worker threads for URL, API, TCP and DNS runs (AGENT_THREADS); without it every run is on this thread. */
+  pool?: CheckPoolOptions;
   /** The protocol version the control plane welcomed last: what the results may hold. */
   peerProtocolVersion: () => number;
   /** A result was spooled. */
@@ -92,8 +95,21 @@ export class Runner {
   private readonly warned = new Set<string>();
   private idleWaiters: (() => void)[] = [];
   private readonly checks = new ParsedChecks();
+  private readonly pool: CheckPool | null;
 
-  constructor(private readonly options: RunnerOptions) {}
+  constructor(private readonly options: RunnerOptions) {
+    this.pool = options.pool && options.pool.threads > 0 ? new CheckPool(options.pool) : null;
+  }
+
+  /** Worker threads of the pool now running. */
+  get threads(): number {
+    return this.pool?.threads.length ?? 0;
+  }
+
+  /** Stops the pool's threads, if any (once no run is held). */
+  async close(): Promise<void> {
+    await this.pool?.close();
+  }
 
   /**
    * Takes a run sent against this agent's credit. A run it already holds, or whose result is already spooled
@@ -230,7 +246,19 @@ export class Runner {
       if (error instanceof BundleFetchError) return endedEarly(error.message);
       throw error;
     }
+    const limitMs = Math.max(1, Math.round(EXECUTION_LIMIT_MS[check.checkType] * this.options.limitScale));
     try {
+      if (this.pool && POOLED_KINDS.has(resolved.check.checkType)) {
+        const options = {
+          runId: run.runId,
+          inherited: run.inheritedVariables,
+          secrets: state.secrets,
+          runLocation: run.runLocation,
+          clientCertificates: run.clientCertificates,
+          limitMs,
+        };
+        return await this.pool.runAttempt(resolved.check, options, state.controller.signal);
+      }
       return await runAttempt(resolved.check, {
         runId: run.runId,
         executors: this.options.executors,
@@ -239,7 +267,7 @@ export class Runner {
         runLocation: run.runLocation,
         clientCertificates: run.clientCertificates,
         signal: state.controller.signal,
-        limitMs: Math.max(1, Math.round(EXECUTION_LIMIT_MS[check.checkType] * this.options.limitScale)),
+        limitMs,
       });
     } finally {
       await resolved.dispose();

@@ -52,6 +52,7 @@ describe('agent: health server', () => {
         'spoolError',
         'spooled',
         'status',
+        'threads',
         'uptimeSeconds',
         'version',
       ].sort(),
@@ -62,6 +63,7 @@ describe('agent: health server', () => {
       connected: true,
       running: 0,
       queued: 0,
+      threads: 0,
       spooled: 0,
     });
     expect(health.version).toMatch(/^\d+\.\d+\.\d+/);

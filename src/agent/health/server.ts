@@ -15,6 +15,8 @@ export interface HealthReport {
   connected: boolean;
   running: number;
   queued: number;
+  /** Worker threads running URL, API, TCP and DNS runs (AGENT_THREADS; started at the first run). */
+  threads: number;
   spooled: number;
   /** Why results cannot be written to the spool on disk (ENOSPC, EROFS, …), or null. Not ready while set. */
   spoolError: string | null;

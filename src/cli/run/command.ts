@@ -10,7 +10,7 @@ import {
   VariableSet,
 } from '../../checks/index.js';
 import { parseEnv, problemLines } from '../../config/env.js';
-import { CheckPool, POOLED_KINDS, poolThreads } from '../../executors/pool/index.js';
+import { CheckPool, POOLED_KINDS, poolShape } from '../../executors/pool/index.js';
 import { afterIoPoll } from '../../executors/run/after-io-poll.js';
 import { runCheckSession } from '../../executors/run/session.js';
 // Not the runtimes' index: it loads the script sandbox, which only script checks need (their executors load it).
@@ -119,10 +119,7 @@ export async function runCommand(
   };
   const sessionOptions = { runLocation: options.location, runSource: 'TEST_NO_RECORD', overrides } as const;
   const pooled = selected.filter((check) => POOLED_KINDS.has(check.checkType));
-  // `auto`: lanes sized to the cores, the main thread one of them (one thread fewer to start).
-  const lanes = options.threads === 'auto' ? poolThreads(options.concurrency, pooled.length) : 0;
-  const threads = options.threads === 'auto' ? Math.max(0, lanes - 1) : (options.threads ?? 0);
-  const mainThread = lanes > 0;
+  const { threads, mainThread } = poolShape(options.threads ?? 0, options.concurrency, pooled.length);
   // The pooled checks first, in threads, then the others here: --concurrency holds for each batch.
   const [inThreads, here] =
     threads > 0 ? [pooled, selected.filter((c) => !POOLED_KINDS.has(c.checkType))] : [[], selected];

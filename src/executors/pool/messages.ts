@@ -1,5 +1,8 @@
 import type { Check, CheckType } from '../../checks/index.js';
+import type { Variable } from '../../checks/variables.js';
+import type { AttemptEnd } from '../run/attempt.js';
 import type { SessionOptions } from '../run/session.js';
+import type { ClientCertificate } from '../types.js';
 
 /**
  * The kinds a pool's threads run: network checks whose work is our own JavaScript. Browser and Playwright checks
@@ -13,24 +16,43 @@ export type PooledSessionOptions = Pick<
   'runLocation' | 'runSource' | 'overrides' | 'inherited' | 'clientCertificates' | 'limitMs'
 >;
 
-/** A session for a thread; the check is sent validated, and is not validated again there. */
-export interface SessionJob {
-  id: number;
-  check: Check;
-  options: PooledSessionOptions;
+/** What of one attempt's context crosses to a thread (an agent's run): plain data, as the run brought it. */
+export interface PooledAttemptOptions {
+  runId: string;
+  /** The variables the check inherits, nearest first; the check's own are in the check. */
+  inherited: readonly (readonly Variable[])[];
+  /** The run's secret values, which the thread masks wherever the attempt reports. */
+  secrets: readonly string[];
+  runLocation: string;
+  clientCertificates: readonly ClientCertificate[];
+  limitMs: number;
 }
+
+/**
+ * Work for a thread; the check is sent validated, and is not validated again there. A session (`vantage run`) runs
+ * its retries in the thread; an attempt (an agent's run) is one try.
+ */
+export type PooledJob =
+  | { id: number; type: 'session'; check: Check; options: PooledSessionOptions }
+  | { id: number; type: 'attempt'; check: Check; options: PooledAttemptOptions };
 
 /** What a thread is started with. */
 export interface ThreadData {
-  /** Sessions it runs at once; the ones it holds beyond wait in its own queue. */
+  /** Jobs it runs at once; the ones it holds beyond wait in its own queue. */
   slots: number;
 }
 
 /** Messages carry lists: one wake-up of the other thread for all that piled up meanwhile. */
-export type ToThread = { type: 'sessions'; jobs: SessionJob[] } | { type: 'cancel'; ids: number[] };
+export type ToThread = { type: 'jobs'; jobs: PooledJob[] } | { type: 'cancel'; ids: number[] };
 
 export type FromThread =
   /** The thread has loaded the executors and takes work. */
   | { type: 'ready' }
-  /** Sessions' records as JSON: serialised once, in the thread. */
-  | { type: 'done'; sessions: { id: number; json: string }[]; failed: { id: number; message: string }[] };
+  | {
+      type: 'done';
+      /** Sessions' records as JSON: serialised once, in the thread. */
+      sessions: { id: number; json: string }[];
+      /** Attempts as they ended, structured-cloned (their dates stay dates). */
+      attempts: { id: number; end: AttemptEnd }[];
+      failed: { id: number; message: string }[];
+    };

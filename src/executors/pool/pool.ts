@@ -3,9 +3,17 @@ import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { type Check, type CheckSession, runSecrets, secretMasker } from '../../checks/index.js';
 import { failedAttempt } from '../failed-attempt.js';
+import type { AttemptEnd } from '../run/attempt.js';
 import { sessionRecord, sessionVariables, toCheckResult } from '../run/session.js';
-import type { FromThread, PooledSessionOptions, SessionJob, ThreadData, ToThread } from './messages.js';
-import { type SessionOutcome, SlotRunner } from './slot-runner.js';
+import type {
+  FromThread,
+  PooledAttemptOptions,
+  PooledJob,
+  PooledSessionOptions,
+  ThreadData,
+  ToThread,
+} from './messages.js';
+import { type JobOutcome, SlotRunner } from './slot-runner.js';
 
 /** The thread's code; run from source (tests, `--import tsx`), a thread loads thread.ts through tsx's loader. */
 function threadSource(): { source: URL | string; eval: boolean } {
@@ -20,7 +28,7 @@ function threadSource(): { source: URL | string; eval: boolean } {
 }
 const THREAD = threadSource();
 
-/** Sessions a thread holds beyond those it runs, per slot: it starts the next without waiting for this thread. */
+/** Jobs a thread holds beyond those it runs, per slot: it starts the next without waiting for this thread. */
 const HELD_PER_SLOT = 2;
 
 export interface CheckPoolOptions {
@@ -28,13 +36,29 @@ export interface CheckPoolOptions {
   threads: number;
   /** The main thread runs a share of the sessions too, as one more lane (one thread fewer to start). */
   mainThread?: boolean;
-  /** Sessions run at once over all lanes (at least one per lane). */
+  /** Jobs run at once over all lanes (at least one per lane). */
   concurrency: number;
 }
 
-interface Job extends SessionJob {
-  startedAt: Date;
-  resolve: (session: CheckSession) => void;
+/** A job given to the pool: what the lane runs, and how its outcome (or why it was lost) settles its promise. */
+interface Job {
+  work: PooledJob;
+  /** Settles with what the job's lane found, or with the reason it has none (a lost thread, a closed pool). */
+  settle: (outcome: Outcome, json?: string) => void;
+}
+
+/** A job as given, before the pool numbers it. */
+type Work = { [K in PooledJob['type']]: Omit<Extract<PooledJob, { type: K }>, 'id'> }[PooledJob['type']];
+
+/** What a lane found, or why the job has no outcome (a lost thread, a closed pool). */
+type Outcome = JobOutcome | { lost: string };
+
+/** Why a job that ended without its session or attempt did: for the failed result that stands in for it. */
+function whyLost(outcome: Outcome): string {
+  if ('lost' in outcome) return outcome.lost;
+  return 'error' in outcome
+    ? `internal error: ${outcome.error}`
+    : 'internal error: an outcome of another kind';
 }
 
 /** A worker thread, or the main thread's own SlotRunner. */
@@ -57,10 +81,10 @@ export function serializedSession(session: CheckSession): string | undefined {
 }
 
 /**
- * Worker threads that run check sessions of the POOLED_KINDS, so they use every core. The concurrency is shared
- * out as slots per thread; each thread holds a few sessions beyond its slots and sends records back in batches,
- * so threads rarely wait for each other. A thread that dies fails the sessions it held, with the reason, and is
- * replaced.
+ * Worker threads that run check sessions (`vantage run`) and attempts (an agent's runs) of the POOLED_KINDS, so they
+ * use every core. The concurrency is shared out as slots per thread; each thread holds a few jobs beyond its slots
+ * and sends outcomes back in batches, so threads rarely wait for each other. A thread that dies fails the jobs it
+ * held, with the reason, and is replaced.
  */
 export class CheckPool {
   private readonly lanes: Lane[] = [];
@@ -84,23 +108,53 @@ export class CheckPool {
 
   /** Runs a session of a validated check in a thread; never rejects (a lost thread makes a FAILED session). */
   runSession(check: Check, options: PooledSessionOptions, signal?: AbortSignal): Promise<CheckSession> {
-    if (this.broken !== null || this.closed) {
-      return Promise.resolve(lostSession(check, options, new Date(), this.broken ?? 'the pool is closed'));
-    }
-    const id = this.nextId++;
-    return new Promise<CheckSession>((resolve) => {
-      const cancel = () => this.cancel([id]);
-      const job: Job = {
-        id,
-        check,
-        options,
-        startedAt: new Date(),
-        resolve: (session) => {
-          signal?.removeEventListener('abort', cancel);
-          resolve(session);
-        },
+    const startedAt = new Date();
+    return this.give({ type: 'session', check, options }, signal, (outcome, json) => {
+      if ('session' in outcome) {
+        if (json !== undefined) serialized.set(outcome.session, json);
+        return outcome.session;
+      }
+      return lostSession(check, options, startedAt, whyLost(outcome));
+    });
+  }
+
+  /**
+   * Runs one attempt of a validated check in a thread (an agent's run); never rejects (a lost thread makes a failed
+   * attempt saying why, secrets masked).
+   */
+  runAttempt(check: Check, options: PooledAttemptOptions, signal?: AbortSignal): Promise<AttemptEnd> {
+    const startedAt = new Date();
+    return this.give({ type: 'attempt', check, options }, signal, (outcome) => {
+      if ('end' in outcome) return outcome.end;
+      const mask = secretMasker(options.secrets);
+      return {
+        attempt: failedAttempt(mask(`the check did not finish: ${whyLost(outcome)}`), { startedAt }),
+        timedOut: false,
+        cancelled: false,
       };
-      this.waiting.push(job);
+    });
+  }
+
+  /** Queues `work` for a lane; its promise settles with `settled` of what came back. */
+  private give<T>(
+    work: Work,
+    signal: AbortSignal | undefined,
+    settled: (outcome: Outcome, json?: string) => T,
+  ): Promise<T> {
+    const id = this.nextId++;
+    const job = { id, ...work } as PooledJob;
+    if (this.broken !== null || this.closed) {
+      return Promise.resolve(settled({ lost: this.broken ?? 'the pool is closed' }));
+    }
+    return new Promise<T>((resolve) => {
+      const cancel = () => this.cancel([id]);
+      this.waiting.push({
+        work: job,
+        settle: (outcome, json) => {
+          signal?.removeEventListener('abort', cancel);
+          resolve(settled(outcome, json));
+        },
+      });
       this.schedulePump();
       if (signal?.aborted) cancel();
       else signal?.addEventListener('abort', cancel, { once: true });
@@ -112,12 +166,13 @@ export class CheckPool {
     return this.lanes.flatMap((lane) => (lane.worker ? [lane.worker] : []));
   }
 
-  /** Cancels every session given so far: running ones stop, the others end CANCELLED without running. */
+  /** Cancels every job given so far: running ones stop, the others end CANCELLED without running. */
   cancelAll(): void {
-    this.cancel([...this.waiting, ...this.lanes.flatMap((lane) => [...lane.held.values()])].map((j) => j.id));
+    const jobs = [...this.waiting, ...this.lanes.flatMap((lane) => [...lane.held.values()])];
+    this.cancel(jobs.map((job) => job.work.id));
   }
 
-  /** Stops the threads; sessions still held are dropped (call once they are done). */
+  /** Stops the threads; jobs still held are dropped (call once they are done). */
   async close(): Promise<void> {
     this.closed = true;
     await Promise.all(this.lanes.map((lane) => lane.worker?.terminate()));
@@ -129,7 +184,7 @@ export class CheckPool {
       if (held.length > 0) this.cancelInLane(lane, held);
     }
     // Jobs not sent yet are cancelled as they are sent: the lane ends them CANCELLED without running them.
-    for (const id of ids) if (this.waiting.some((job) => job.id === id)) this.cancelling.add(id);
+    for (const id of ids) if (this.waiting.some((job) => job.work.id === id)) this.cancelling.add(id);
   }
 
   private cancelInLane(lane: Lane, ids: number[]): void {
@@ -153,12 +208,12 @@ export class CheckPool {
       const room = lane.slots * HELD_PER_SLOT - lane.held.size;
       if (room <= 0 || this.waiting.length === 0 || (lane.worker && room < lane.slots)) continue;
       const jobs = this.waiting.splice(0, room);
-      for (const job of jobs) lane.held.set(job.id, job);
-      const sent = jobs.map(({ id, check, options }) => ({ id, check, options }));
+      for (const job of jobs) lane.held.set(job.work.id, job);
+      const sent = jobs.map((job) => job.work);
       lane.local?.add(sent);
-      lane.worker?.postMessage({ type: 'sessions', jobs: sent } satisfies ToThread);
+      lane.worker?.postMessage({ type: 'jobs', jobs: sent } satisfies ToThread);
       if (this.cancelling.size === 0) continue;
-      const cancelled = jobs.filter((job) => this.cancelling.delete(job.id)).map((job) => job.id);
+      const cancelled = sent.filter((work) => this.cancelling.delete(work.id)).map((work) => work.id);
       if (cancelled.length > 0) this.cancelInLane(lane, cancelled);
     }
   }
@@ -183,17 +238,12 @@ export class CheckPool {
     return lane;
   }
 
-  /** A session of the lane ended: its job is settled and the lanes are topped up. */
-  private finish(lane: Lane, id: number, outcome: SessionOutcome, json?: string): void {
+  /** A job of the lane ended: it is settled and the lanes are topped up. */
+  private finish(lane: Lane, id: number, outcome: JobOutcome, json?: string): void {
     const job = lane.held.get(id);
     if (!job) return;
     lane.held.delete(id);
-    if ('error' in outcome) {
-      job.resolve(lostSession(job.check, job.options, job.startedAt, `internal error: ${outcome.error}`));
-    } else {
-      if (json !== undefined) serialized.set(outcome.session, json);
-      job.resolve(outcome.session);
-    }
+    job.settle(outcome, json);
     this.schedulePump();
   }
 
@@ -205,15 +255,14 @@ export class CheckPool {
     for (const { id, json } of message.sessions) {
       this.finish(lane, id, { session: JSON.parse(json) as CheckSession }, json);
     }
+    for (const { id, end } of message.attempts) this.finish(lane, id, { end });
     for (const { id, message: error } of message.failed) this.finish(lane, id, { error });
   }
 
   private onExit(lane: Lane, code: number): void {
     if (this.closed) return;
     const reason = `the worker thread holding it stopped (${lane.error?.message ?? `exit code ${code}`})`;
-    for (const job of lane.held.values()) {
-      job.resolve(lostSession(job.check, job.options, job.startedAt, reason));
-    }
+    for (const job of lane.held.values()) job.settle({ lost: reason });
     lane.held.clear();
     const at = this.lanes.indexOf(lane);
     if (lane.ready) {
@@ -227,9 +276,7 @@ export class CheckPool {
       return;
     }
     this.broken = `no worker thread could be started: ${reason}`;
-    for (const job of this.waiting.splice(0)) {
-      job.resolve(lostSession(job.check, job.options, job.startedAt, this.broken));
-    }
+    for (const job of this.waiting.splice(0)) job.settle({ lost: this.broken });
   }
 }
 

@@ -20,3 +20,19 @@ export function poolThreads(
   const threads = Math.min(cores, concurrency, Math.floor(sessions / SESSIONS_PER_THREAD));
   return threads >= 2 ? threads : 0;
 }
+
+/**
+ * The pool a thread setting asks for (`vantage run --threads`, the agent's AGENT_THREADS): `auto` makes
+ * `poolThreads` lanes with the main thread one of them (one thread fewer to start); a number starts that many
+ * threads, and the main thread runs only the kinds that are not pooled. No thread: no pool.
+ */
+export function poolShape(
+  setting: number | 'auto',
+  concurrency: number,
+  sessions: number,
+  cores: number = availableParallelism(),
+): { threads: number; mainThread: boolean } {
+  if (setting !== 'auto') return { threads: setting, mainThread: false };
+  const lanes = poolThreads(concurrency, sessions, cores);
+  return { threads: Math.max(0, lanes - 1), mainThread: lanes > 0 };
+}

@@ -1,31 +1,34 @@
 import type { CheckSession } from '../../checks/index.js';
+import { secretMasker } from '../../checks/secrets.js';
+import { VariableSet } from '../../checks/variables.js';
 import { afterIoPoll } from '../run/after-io-poll.js';
+import { type AttemptEnd, runAttempt } from '../run/attempt.js';
 import { runCheckSession } from '../run/session.js';
 import { pooledExecutors } from './executors.js';
-import type { SessionJob } from './messages.js';
+import type { PooledJob } from './messages.js';
 
-export type SessionOutcome = { session: CheckSession } | { error: string };
+export type JobOutcome = { session: CheckSession } | { end: AttemptEnd } | { error: string };
 
 /**
- * Runs pooled sessions `slots` at once and queues the rest: a pool thread's work, and the main thread's share
- * when it takes one.
+ * Runs pooled jobs `slots` at once and queues the rest: a pool thread's work, and the main thread's share when it
+ * takes one.
  */
 export class SlotRunner {
-  private readonly waiting: SessionJob[] = [];
+  private readonly waiting: PooledJob[] = [];
   private readonly running = new Map<number, AbortController>();
   private readonly cancelled = new Set<number>();
 
   constructor(
     private readonly slots: number,
-    private readonly onDone: (id: number, outcome: SessionOutcome) => void,
+    private readonly onDone: (id: number, outcome: JobOutcome) => void,
   ) {}
 
-  add(jobs: readonly SessionJob[]): void {
+  add(jobs: readonly PooledJob[]): void {
     this.waiting.push(...jobs);
     this.startWaiting();
   }
 
-  /** Running sessions stop; waiting ones end CANCELLED without running. */
+  /** Running jobs stop; waiting ones end CANCELLED without running. */
   cancel(ids: readonly number[]): void {
     for (const id of ids) {
       const controller = this.running.get(id);
@@ -36,22 +39,17 @@ export class SlotRunner {
 
   private startWaiting(): void {
     while (this.running.size < this.slots && this.waiting.length > 0) {
-      void this.run(this.waiting.shift() as SessionJob);
+      void this.run(this.waiting.shift() as PooledJob);
     }
   }
 
-  private async run(job: SessionJob): Promise<void> {
+  private async run(job: PooledJob): Promise<void> {
     const controller = new AbortController();
     if (this.cancelled.delete(job.id)) controller.abort();
     this.running.set(job.id, controller);
-    let outcome: SessionOutcome;
+    let outcome: JobOutcome;
     try {
-      const session = await runCheckSession(job.check, {
-        ...job.options,
-        signal: controller.signal,
-        executors: pooledExecutors,
-      });
-      outcome = { session };
+      outcome = await runJob(job, controller.signal);
     } catch (error) {
       outcome = { error: error instanceof Error ? error.message : String(error) };
     } finally {
@@ -61,4 +59,23 @@ export class SlotRunner {
     await afterIoPoll();
     this.startWaiting();
   }
+}
+
+async function runJob(job: PooledJob, signal: AbortSignal): Promise<JobOutcome> {
+  if (job.type === 'session') {
+    const session = await runCheckSession(job.check, { ...job.options, signal, executors: pooledExecutors });
+    return { session };
+  }
+  const { check, options } = job;
+  const end = await runAttempt(check, {
+    runId: options.runId,
+    executors: pooledExecutors,
+    variables: new VariableSet(check.environmentVariables, ...options.inherited),
+    mask: secretMasker(options.secrets),
+    runLocation: options.runLocation,
+    clientCertificates: options.clientCertificates,
+    signal,
+    limitMs: options.limitMs,
+  });
+  return { end };
 }

@@ -1,6 +1,6 @@
 /**
- * A pool thread: runs the sessions the pool sends it, `slots` at once, with the same session runner as the main
- * thread, and sends their records back in batches (one message per turn of its event loop).
+ * A pool thread: runs the jobs the pool sends it, `slots` at once, with the same session and attempt runners as
+ * the main thread, and sends their outcomes back in batches (one message per turn of its event loop).
  */
 import module from 'node:module';
 import { parentPort, workerData } from 'node:worker_threads';
@@ -12,17 +12,24 @@ if (!parentPort) throw new Error('thread.ts runs as a worker thread of a CheckPo
 // main thread's is (src/cli/main.ts): a thread does not compile them anew at every run.
 (module as { enableCompileCache?: () => unknown }).enableCompileCache?.();
 const port = parentPort;
-let done: Extract<FromThread, { type: 'done' }> = { type: 'done', sessions: [], failed: [] };
+const nothingDone = (): Extract<FromThread, { type: 'done' }> => ({
+  type: 'done',
+  sessions: [],
+  attempts: [],
+  failed: [],
+});
+let done = nothingDone();
 let flushing = false;
 
 function flush(): void {
   flushing = false;
   port.postMessage(done);
-  done = { type: 'done', sessions: [], failed: [] };
+  done = nothingDone();
 }
 
 const runner = new SlotRunner((workerData as ThreadData).slots, (id, outcome) => {
   if ('session' in outcome) done.sessions.push({ id, json: JSON.stringify(outcome.session) });
+  else if ('end' in outcome) done.attempts.push({ id, end: outcome.end });
   else done.failed.push({ id, message: outcome.error });
   if (!flushing) {
     flushing = true;

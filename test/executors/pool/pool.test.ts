@@ -2,8 +2,18 @@ import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Check, type CheckSession, failureOf, parseCheck } from '../../../src/checks/index.js';
-import { CheckPool, serializedSession } from '../../../src/executors/pool/index.js';
+import {
+  type Check,
+  type CheckSession,
+  failureOf,
+  parseCheck,
+  runSecrets,
+  secretMasker,
+  VariableSet,
+} from '../../../src/checks/index.js';
+import { CheckPool, poolShape, serializedSession } from '../../../src/executors/pool/index.js';
+import { defaultExecutors } from '../../../src/executors/registry.js';
+import { type AttemptEnd, runAttempt } from '../../../src/executors/run/attempt.js';
 import { runCheckSession } from '../../../src/executors/run/session.js';
 import { startDnsServer, type TestDnsServer, zone } from '../../support/dns-server.js';
 import { closedPort, echoServer, type TcpTestServer } from '../../support/tcp-servers.js';
@@ -122,6 +132,66 @@ describe('CheckPool', () => {
     } finally {
       await pool.close();
     }
+  });
+
+  it("runs single attempts (an agent's runs) in threads with the main thread's outcomes, secrets masked", async () => {
+    const checks = CHECKS();
+    const pool = new CheckPool({ threads: 1, concurrency: 4 });
+    const settingsOf = (c: Check, i: number) => {
+      const variables = new VariableSet(c.environmentVariables);
+      const secrets = runSecrets(c, variables);
+      return {
+        runId: `run-${i}`,
+        variables,
+        secrets,
+        runLocation: 'test',
+        clientCertificates: [],
+        limitMs: 10_000,
+      };
+    };
+    const gist = ({ attempt, timedOut, cancelled }: AttemptEnd) => ({
+      hasErrors: attempt.hasErrors,
+      hasFailures: attempt.hasFailures,
+      networkError: attempt.networkError,
+      error: attempt.error?.replace(/\d+(\.\d+)? ms/g, 'N ms'),
+      timedOut,
+      cancelled,
+      startedAt: attempt.startedAt instanceof Date,
+    });
+    try {
+      const inThreads = await Promise.all(
+        checks.map((c, i) => {
+          const { variables: _, ...settings } = settingsOf(c, i);
+          return pool.runAttempt(c, { ...settings, inherited: [] });
+        }),
+      );
+      const here = await Promise.all(
+        checks.map((c, i) => {
+          const { secrets, ...settings } = settingsOf(c, i);
+          return runAttempt(c, { ...settings, executors: defaultExecutors, mask: secretMasker(secrets) });
+        }),
+      );
+      expect(inThreads.map(gist)).toEqual(here.map(gist));
+      expect(inThreads.map((end) => end.attempt.hasFailures || end.attempt.hasErrors)).toEqual(
+        EXPECTED.map((status) => status === 'FAILED'),
+      );
+      expect(JSON.stringify(inThreads[4])).toContain('token=');
+      expect(JSON.stringify(inThreads)).not.toContain(SECRET);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('is shaped by a thread setting: auto sizes lanes to the cores and the concurrency, a number is threads', () => {
+    const endless = Number.POSITIVE_INFINITY;
+    expect(poolShape('auto', 10, endless, 2)).toEqual({ threads: 1, mainThread: true });
+    expect(poolShape('auto', 10, endless, 8)).toEqual({ threads: 7, mainThread: true });
+    expect(poolShape('auto', 3, endless, 8)).toEqual({ threads: 2, mainThread: true });
+    // One lane is worth nothing; nor are threads for a few hundred sessions (`vantage run`).
+    expect(poolShape('auto', 1, endless, 8)).toEqual({ threads: 0, mainThread: false });
+    expect(poolShape('auto', 10, 600, 8)).toEqual({ threads: 0, mainThread: false });
+    expect(poolShape(3, 10, 600, 2)).toEqual({ threads: 3, mainThread: false });
+    expect(poolShape(0, 10, endless, 8)).toEqual({ threads: 0, mainThread: false });
   });
 
   it('fails the sessions of a thread that dies, with the reason, and goes on with a new thread', async () => {
