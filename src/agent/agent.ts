@@ -13,6 +13,7 @@ import type { SlotCounts } from '../protocol/slots.js';
 import { idempotencyKey } from '../protocol/uploads.js';
 import { AGENT_PATHS } from '../protocol/version.js';
 import { version } from '../version.js';
+import type { BusyWatchOptions } from './busy-watch.js';
 import { bundledEngines, bundledRuntimes, probeCapabilities, scriptUsersSummary } from './capabilities.js';
 import type { AgentConfig } from './config.js';
 import { Backoff } from './connection/backoff.js';
@@ -57,6 +58,10 @@ export interface AgentOptions {
   resultBatchLingerMs?: number;
   /** Called once the runner has loaded, at the first run (`vantage agent` then leaves its start-up mode). */
   onRunnerLoaded?: () => void;
+  /** The CPUs AGENT_THREADS=auto sizes for (those this process may use). */
+  cores?: number;
+  /** When AGENT_THREADS=auto counts the main thread as busy (half of 5 s). */
+  busyWatch?: BusyWatchOptions;
 }
 
 export interface AgentHandle {
@@ -160,10 +165,13 @@ export async function startAgent(config: AgentConfig, options: AgentOptions = {}
       metrics,
       log,
       limitScale: config.runLimitScale,
-      // An agent's runs have no end in prospect: `auto` sizes its lanes by the cores and JOB_CONCURRENCY alone.
+      // An agent's runs have no end in prospect: `auto` sizes its lanes by the cores and JOB_CONCURRENCY alone, and
+      // starts them once the main thread is busy (below that, a thread only adds its hand-overs: docs/agent.md).
       pool: {
-        ...poolShape(config.threads, config.jobConcurrency, Number.POSITIVE_INFINITY),
+        ...poolShape(config.threads, config.jobConcurrency, Number.POSITIVE_INFINITY, options.cores),
         concurrency: config.jobConcurrency,
+        start: config.threads === 'auto' ? 'when-busy' : 'now',
+        busy: options.busyWatch,
       },
       peerProtocolVersion: () => connection.protocolVersion,
       onSpooled: () => delivery.notify(),

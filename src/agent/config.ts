@@ -30,7 +30,7 @@ export interface AgentConfig {
   /** The control plane's base URL, without a trailing slash. */
   apiUrl: string;
   jobConcurrency: number;
-  /** Worker threads for URL, API, TCP and DNS runs: a number, or `auto` (one lane per core). */
+  /** Worker threads for URL, API, TCP and DNS runs: a number, or `auto` (one lane per core, once busy). */
   threads: number | 'auto';
   browserConcurrency: number;
   /** 0 picks a free port (tests). */
@@ -51,7 +51,7 @@ const KEY_FORM = 'a private-location key like pl_<account>.<location>.<secret>';
 
 export const DEFAULTS = {
   jobConcurrency: 10,
-  threads: 0,
+  threads: 'auto',
   browserConcurrency: 1,
   healthPort: 8081,
   logLevel: 'INFO',

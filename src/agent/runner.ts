@@ -32,6 +32,7 @@ import {
   type SlotClass,
   slotClassOf,
 } from '../protocol/index.js';
+import { type BusyWatchOptions, whenBusy } from './busy-watch.js';
 import type { ArtifactUploader } from './delivery/artifacts.js';
 import { boundedResult } from './delivery/bounded-result.js';
 import { BundleFetchError, type BundleFetcher } from './delivery/bundles.js';
@@ -55,8 +56,11 @@ export interface RunnerOptions {
   bundles?: BundleFetcher;
   /** Multiplies each kind's execution limit (AGENT_RUN_LIMIT_SCALE). */
   limitScale: number;
-  /** Worker threads for URL, API, TCP and DNS runs (AGENT_THREADS); without it every run is on this thread. */
-  pool?: CheckPoolOptions;
+  /**
+   * Worker threads for URL, API, TCP and DNS runs (AGENT_THREADS), started with the runner or once this thread is
+   * busy (`whenBusy`); without it every run is on this thread.
+   */
+  pool?: CheckPoolOptions & { start: 'now' | 'when-busy'; busy?: BusyWatchOptions };
   /** The protocol version the control plane welcomed last: what the results may hold. */
   peerProtocolVersion: () => number;
   /** A result was spooled. */
@@ -95,10 +99,23 @@ export class Runner {
   private readonly warned = new Set<string>();
   private idleWaiters: (() => void)[] = [];
   private readonly checks = new ParsedChecks();
-  private readonly pool: CheckPool | null;
+  private pool: CheckPool | null = null;
+  private stopWatch: (() => void) | null = null;
 
   constructor(private readonly options: RunnerOptions) {
-    this.pool = options.pool && options.pool.threads > 0 ? new CheckPool(options.pool) : null;
+    const pool = options.pool;
+    if (!pool || pool.threads <= 0) return;
+    if (pool.start === 'now') {
+      this.pool = new CheckPool(pool);
+      return;
+    }
+    this.stopWatch = whenBusy(() => {
+      this.pool = new CheckPool(pool);
+      options.log.info(
+        { threads: pool.threads },
+        'the main thread is busy: URL, API, TCP and DNS runs go to worker threads from now on',
+      );
+    }, pool.busy);
   }
 
   /** Worker threads of the pool now running. */
@@ -108,6 +125,7 @@ export class Runner {
 
   /** Stops the pool's threads, if any (once no run is held). */
   async close(): Promise<void> {
+    this.stopWatch?.();
     await this.pool?.close();
   }
 

@@ -25,7 +25,7 @@ describe('agent configuration', () => {
       location: 'berlin-1',
       apiUrl: 'https://vantage.internal:3000',
       jobConcurrency: 10,
-      threads: 0,
+      threads: 'auto',
       browserConcurrency: 1,
       healthPort: 8081,
       logLevel: 'INFO',
@@ -41,7 +41,7 @@ describe('agent configuration', () => {
     const loaded = loadConfig({
       ...base,
       JOB_CONCURRENCY: '4',
-      AGENT_THREADS: ' Auto ',
+      AGENT_THREADS: ' 2 ',
       BROWSER_CONCURRENCY: '0',
       AGENT_HEALTH_PORT: '9090',
       LOG_LEVEL: 'log',
@@ -54,7 +54,7 @@ describe('agent configuration', () => {
     });
     expect(loaded.ok && loaded.config).toMatchObject({
       jobConcurrency: 4,
-      threads: 'auto',
+      threads: 2,
       browserConcurrency: 0,
       healthPort: 9090,
       logLevel: 'LOG',
@@ -80,7 +80,10 @@ describe('agent configuration', () => {
     expect(problems({ ...base, JOB_CONCURRENCY: '0' })).toEqual([
       'JOB_CONCURRENCY: must be a whole number from 1 to 1000',
     ]);
-    expect(loadConfig({ ...base, AGENT_THREADS: '3' })).toMatchObject({ ok: true, config: { threads: 3 } });
+    expect(loadConfig({ ...base, AGENT_THREADS: 'AUTO' })).toMatchObject({
+      ok: true,
+      config: { threads: 'auto' },
+    });
     for (const bad of ['-1', 'all', '1.5', '257']) {
       expect(problems({ ...base, AGENT_THREADS: bad })).toEqual([
         'AGENT_THREADS: must be auto or a whole number from 0 to 256',

@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { AgentOptions } from '../../src/agent/agent.js';
 import { startTestAgent, type TestAgent, waitFor } from '../support/agent.js';
 import { agentsOf, apiCheckAt, completed, FAST_RUNS, trigger, useServerAndTarget } from '../support/runs.js';
 import { type CreatedLocation, createApiCheck, createLocation } from '../support/server.js';
@@ -20,9 +21,10 @@ afterEach(async () => {
 let locations = 0;
 async function agentOn(
   env: Record<string, string>,
+  options: AgentOptions = {},
 ): Promise<{ location: CreatedLocation; agent: TestAgent }> {
   const location = await createLocation(fixture.server, `threads-${++locations}`);
-  const agent = await startTestAgent({ url: fixture.server.url, key: location.key }, env);
+  const agent = await startTestAgent({ url: fixture.server.url, key: location.key }, env, options);
   agents.push(agent);
   await waitFor('the agent connected', async () => (await agentsOf(fixture.server, location.id)).count === 1);
   return { location, agent };
@@ -77,7 +79,7 @@ async function runAll(location: CreatedLocation) {
 describe('agent: runs in worker threads (AGENT_THREADS)', () => {
   it('reports the same results as an agent without threads, and says it runs one', async () => {
     const threaded = await agentOn({ AGENT_THREADS: '1', JOB_CONCURRENCY: '4' });
-    const plain = await agentOn({ JOB_CONCURRENCY: '4' });
+    const plain = await agentOn({ AGENT_THREADS: '0', JOB_CONCURRENCY: '4' });
     expect((await healthOf(threaded.agent)).threads).toBe(0); // started with its first run
     const [inThreads, onMain] = await Promise.all([runAll(threaded.location), runAll(plain.location)]);
     expect(inThreads.map((s) => s.status)).toEqual(['PASSED', 'FAILED', 'FAILED']);
@@ -138,10 +140,39 @@ describe('agent: runs in worker threads (AGENT_THREADS)', () => {
         return session.results[0].responseTime as number;
       };
       // On the main thread the response waits for the main thread; in a thread it is read when it comes.
-      expect(await timed({})).toBeGreaterThanOrEqual(900);
+      expect(await timed({ AGENT_THREADS: '0' })).toBeGreaterThanOrEqual(900);
       expect(await timed({ AGENT_THREADS: '1' })).toBeLessThan(700);
     } finally {
       target.kill();
     }
+  });
+
+  it('auto (the default): no thread while the main thread has time, threads once it is busy', async () => {
+    // Two CPUs make one thread; a window of 200 ms in which the event loop ran callbacks 80 % of the time is busy.
+    const { location, agent } = await agentOn(
+      { JOB_CONCURRENCY: '4' },
+      { cores: 2, busyWatch: { windowMs: 200, share: 0.8 } },
+    );
+    const checkId = await createApiCheck(
+      fixture.server,
+      apiCheckAt(fixture.target.url('/auto'), { privateLocations: [location.slugName] }),
+    );
+    const runOnce = async () => {
+      const [sessionId] = await trigger(fixture.server, [checkId]);
+      expect((await completed(fixture.server, sessionId as string)).status).toBe('PASSED');
+    };
+    await runOnce();
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect((await healthOf(agent)).threads).toBe(0);
+
+    const blockedUntil = Date.now() + 1500;
+    while (Date.now() < blockedUntil) {
+      // A main thread with no time to spare.
+    }
+    await waitFor('a thread started', async () => (await healthOf(agent)).threads === 1);
+    expect(agent.logs.text).toContain(
+      'the main thread is busy: URL, API, TCP and DNS runs go to worker threads',
+    );
+    await runOnce();
   });
 });

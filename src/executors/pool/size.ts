@@ -1,4 +1,4 @@
-import { availableParallelism } from 'node:os';
+import { usableCores } from './cores.js';
 
 /**
  * Sessions a thread should have in prospect to be worth its start-up: a thread starts and loads its executors in
@@ -8,15 +8,12 @@ import { availableParallelism } from 'node:os';
 export const SESSIONS_PER_THREAD = 500;
 
 /**
- * How many threads a pool gets for `sessions` pooled sessions run `concurrency` at a time: one per core, no more
- * than run at once, none that would have too little to do. 0 (no pool: run on the main thread) when fewer than
- * two would be worth it, since one thread would only move the work off the main thread.
+ * How many threads a pool gets for `sessions` pooled sessions run `concurrency` at a time: one per core (a CPU
+ * quota counted, `usableCores`), no more than run at once, none that would have too little to do. 0 (no pool: run
+ * on the main thread) when fewer than two would be worth it, since one thread would only move the work off the main
+ * thread.
  */
-export function poolThreads(
-  concurrency: number,
-  sessions: number,
-  cores: number = availableParallelism(),
-): number {
+export function poolThreads(concurrency: number, sessions: number, cores: number = usableCores()): number {
   const threads = Math.min(cores, concurrency, Math.floor(sessions / SESSIONS_PER_THREAD));
   return threads >= 2 ? threads : 0;
 }
@@ -30,7 +27,7 @@ export function poolShape(
   setting: number | 'auto',
   concurrency: number,
   sessions: number,
-  cores: number = availableParallelism(),
+  cores: number = usableCores(),
 ): { threads: number; mainThread: boolean } {
   if (setting !== 'auto') return { threads: setting, mainThread: false };
   const lanes = poolThreads(concurrency, sessions, cores);
