@@ -170,6 +170,7 @@ export async function startAgent(config: AgentConfig, options: AgentOptions = {}
       pool: {
         ...poolShape(config.threads, config.jobConcurrency, Number.POSITIVE_INFINITY, options.cores),
         concurrency: config.jobConcurrency,
+        holdAhead: false,
         start: config.threads === 'auto' ? 'when-busy' : 'now',
         busy: options.busyWatch,
       },

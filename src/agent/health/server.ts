@@ -15,7 +15,7 @@ export interface HealthReport {
   connected: boolean;
   running: number;
   queued: number;
-  /** Worker threads running URL, API, TCP and DNS runs (AGENT_THREADS; started at the first run). */
+  /** Worker threads running URL, API, TCP and DNS runs (AGENT_THREADS; none before the first run, nor before `auto` finds the main thread busy). */
   threads: number;
   spooled: number;
   /** Why results cannot be written to the spool on disk (ENOSPC, EROFS, …), or null. Not ready while set. */

@@ -38,6 +38,12 @@ export interface CheckPoolOptions {
   mainThread?: boolean;
   /** Jobs run at once over all lanes (at least one per lane). */
   concurrency: number;
+  /**
+   * Lanes hold jobs beyond their slots, and threads are sent work in batches (`vantage run`: a file of checks, done
+   * soonest). Off, each job goes to the lane with the most free slots and none waits in a lane while another has a
+   * free slot (an agent: its runs are due when they come, and it never gives more than the slots at once).
+   */
+  holdAhead?: boolean;
 }
 
 /** A job given to the pool: what the lane runs, and how its outcome (or why it was lost) settles its promise. */
@@ -97,8 +103,11 @@ export class CheckPool {
   /** Why no thread could be started, once none is left. */
   private broken: string | null = null;
 
+  private readonly holdAhead: boolean;
+
   constructor(options: CheckPoolOptions) {
     const { threads, concurrency } = options;
+    this.holdAhead = options.holdAhead ?? true;
     const lanes = threads + (options.mainThread ? 1 : 0);
     const slotsOf = (i: number) =>
       Math.max(1, Math.floor(concurrency / lanes) + (i < concurrency % lanes ? 1 : 0));
@@ -199,23 +208,43 @@ export class CheckPool {
   }
 
   /**
-   * Tops every lane up to what it may hold, one message per thread. A thread is sent work once it has room for
-   * its slots' worth (it still holds that many): fewer, larger messages.
+   * Tops every lane up to what it may hold, one message per thread. Holding ahead, a thread is sent work once it has
+   * room for its slots' worth (it still holds that many): fewer, larger messages. Otherwise each job goes to the lane
+   * with the most free slots.
    */
   private pump(): void {
     this.pumping = false;
-    for (const lane of this.lanes) {
-      const room = lane.slots * HELD_PER_SLOT - lane.held.size;
-      if (room <= 0 || this.waiting.length === 0 || (lane.worker && room < lane.slots)) continue;
-      const jobs = this.waiting.splice(0, room);
-      for (const job of jobs) lane.held.set(job.work.id, job);
-      const sent = jobs.map((job) => job.work);
-      lane.local?.add(sent);
-      lane.worker?.postMessage({ type: 'jobs', jobs: sent } satisfies ToThread);
-      if (this.cancelling.size === 0) continue;
-      const cancelled = sent.filter((work) => this.cancelling.delete(work.id)).map((work) => work.id);
-      if (cancelled.length > 0) this.cancelInLane(lane, cancelled);
+    const batches = new Map<Lane, Job[]>();
+    if (this.holdAhead) {
+      for (const lane of this.lanes) {
+        const room = lane.slots * HELD_PER_SLOT - lane.held.size;
+        if (room <= 0 || this.waiting.length === 0 || (lane.worker && room < lane.slots)) continue;
+        batches.set(lane, this.waiting.splice(0, room));
+      }
+    } else {
+      const free = (lane: Lane) => lane.slots - lane.held.size - (batches.get(lane)?.length ?? 0);
+      while (this.waiting.length > 0) {
+        const roomiest = this.lanes.reduce<Lane | undefined>(
+          (a, b) => (a && free(a) >= free(b) ? a : b),
+          undefined,
+        );
+        if (!roomiest || free(roomiest) <= 0) break;
+        const batch = batches.get(roomiest) ?? [];
+        batches.set(roomiest, batch);
+        batch.push(this.waiting.shift() as Job);
+      }
     }
+    for (const [lane, jobs] of batches) this.send(lane, jobs);
+  }
+
+  private send(lane: Lane, jobs: Job[]): void {
+    for (const job of jobs) lane.held.set(job.work.id, job);
+    const sent = jobs.map((job) => job.work);
+    lane.local?.add(sent);
+    lane.worker?.postMessage({ type: 'jobs', jobs: sent } satisfies ToThread);
+    if (this.cancelling.size === 0) return;
+    const cancelled = sent.filter((work) => this.cancelling.delete(work.id)).map((work) => work.id);
+    if (cancelled.length > 0) this.cancelInLane(lane, cancelled);
   }
 
   private startLane(slots: number): Lane {

@@ -182,6 +182,48 @@ describe('CheckPool', () => {
     }
   });
 
+  it('without holding ahead, gives each job to the lane with the most free slots: none waits while one is free', async () => {
+    let inFlight = 0;
+    let most = 0;
+    const slow = createServer((_req, res) => {
+      most = Math.max(most, ++inFlight);
+      setTimeout(() => {
+        inFlight--;
+        res.end('ok');
+      }, 300);
+    }).listen(0, '127.0.0.1');
+    await once(slow, 'listening');
+    const url = `http://127.0.0.1:${(slow.address() as AddressInfo).port}/`;
+    // Two lanes of two slots: four jobs at once run at once, two on each.
+    const pool = new CheckPool({ threads: 1, mainThread: true, concurrency: 4, holdAhead: false });
+    try {
+      const jobs = [1, 2, 3, 4].map((i) => check({ name: `slow ${i}`, checkType: 'URL', request: { url } }));
+      const ends = await Promise.all(
+        jobs.map((c, i) =>
+          pool.runAttempt(c, {
+            runId: `slow-${i}`,
+            inherited: [],
+            secrets: [],
+            runLocation: 'test',
+            clientCertificates: [],
+            limitMs: 10_000,
+          }),
+        ),
+      );
+      expect(ends.map((end) => end.attempt.hasErrors || end.attempt.hasFailures)).toEqual([
+        false,
+        false,
+        false,
+        false,
+      ]);
+      expect(most).toBe(4);
+    } finally {
+      await pool.close();
+      slow.closeAllConnections();
+      slow.close();
+    }
+  });
+
   it('is shaped by a thread setting: auto sizes lanes to the cores and the concurrency, a number is threads', () => {
     const endless = Number.POSITIVE_INFINITY;
     expect(poolShape('auto', 10, endless, 2)).toEqual({ threads: 1, mainThread: true });
