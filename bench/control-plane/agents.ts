@@ -31,7 +31,7 @@ export async function startAgents(
         API_KEY: where.key,
         API_URL: where.servers[0]?.url ?? '',
         JOB_CONCURRENCY: String(options.jobConcurrency),
-        AGENT_THREADS: options.agentThreads,
+        ...(options.agentThreads === undefined ? {} : { AGENT_THREADS: options.agentThreads }),
         AGENT_DATA_DIR: join(where.dataDir, 'agent'),
         AGENT_HEALTH_PORT: '0',
         LOG_LEVEL: options.logLevel,

@@ -27,8 +27,8 @@ export interface BenchOptions extends Timing {
   scenarios: Scenario[];
   /** JOB_CONCURRENCY of the real agent. */
   jobConcurrency: number;
-  /** AGENT_THREADS of the real agent, as given. */
-  agentThreads: string;
+  /** AGENT_THREADS of the real agent, as given; the agent's default (auto) when absent. */
+  agentThreads?: string;
   /** Credit each simulated agent grants (its runs at once). */
   credits: number;
   /** LOG_LEVEL of the server and the agent. */
@@ -84,7 +84,7 @@ export const USAGE = `usage: node --import tsx bench/control-plane.ts [options] 
   --window S                      seconds measured, whole 10-s slots        (default 60)
   --drain S                       seconds a window's run may still arrive after it (default 20)
   --job-concurrency N             JOB_CONCURRENCY of the real agent         (default 100)
-  --agent-threads N|auto          AGENT_THREADS of the real agent           (default 0)
+  --agent-threads N|auto          AGENT_THREADS of the real agent           (default: the agent's, auto)
   --credits N                     runs each simulated agent holds at once   (default 1000)
   --log-level L                   LOG_LEVEL of server and agent             (default WARN)
   --no-build                      skip npm run build (dist/ is current)
@@ -184,7 +184,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     windowS: Math.ceil(windowS / (SLOT_MS / 1000)) * (SLOT_MS / 1000),
     drainS: whole('drain', 0)(values.drain ?? '20'),
     jobConcurrency: whole('job-concurrency', 1)(values['job-concurrency'] ?? '100'),
-    agentThreads: values['agent-threads'] ?? '0',
+    agentThreads: values['agent-threads'],
     credits: whole('credits', 1)(values.credits ?? '1000'),
     logLevel: values['log-level'] ?? 'WARN',
     build: !values['no-build'],
