@@ -264,29 +264,20 @@ export class Runner {
       if (error instanceof BundleFetchError) return endedEarly(error.message);
       throw error;
     }
-    const limitMs = Math.max(1, Math.round(EXECUTION_LIMIT_MS[check.checkType] * this.options.limitScale));
+    const { signal } = state.controller;
+    const attempt = {
+      runId: run.runId,
+      runLocation: run.runLocation,
+      clientCertificates: run.clientCertificates,
+      limitMs: Math.max(1, Math.round(EXECUTION_LIMIT_MS[check.checkType] * this.options.limitScale)),
+    };
     try {
       if (this.pool && POOLED_KINDS.has(resolved.check.checkType)) {
-        const options = {
-          runId: run.runId,
-          inherited: run.inheritedVariables,
-          secrets: state.secrets,
-          runLocation: run.runLocation,
-          clientCertificates: run.clientCertificates,
-          limitMs,
-        };
-        return await this.pool.runAttempt(resolved.check, options, state.controller.signal);
+        const inThread = { ...attempt, inherited: run.inheritedVariables, secrets: state.secrets };
+        return await this.pool.runAttempt(resolved.check, inThread, signal);
       }
-      return await runAttempt(resolved.check, {
-        runId: run.runId,
-        executors: this.options.executors,
-        variables,
-        mask: state.mask,
-        runLocation: run.runLocation,
-        clientCertificates: run.clientCertificates,
-        signal: state.controller.signal,
-        limitMs,
-      });
+      const here = { ...attempt, executors: this.options.executors, variables, mask: state.mask, signal };
+      return await runAttempt(resolved.check, here);
     } finally {
       await resolved.dispose();
     }

@@ -30,7 +30,7 @@ export interface RunCommandOptions {
   concurrency: number;
   /**
    * Worker threads for URL, API, TCP and DNS checks: none by default (they measured slower on a busy 2-core
-   * machine, docs/performance.md); `auto` sizes them by poolThreads, the main thread taking a share too.
+   * machine, docs/performance.md); `auto` sizes them by poolShape, the main thread taking a share too.
    */
   threads?: number | 'auto';
   location: string;

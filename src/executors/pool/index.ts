@@ -1,3 +1,3 @@
 export { POOLED_KINDS, type PooledAttemptOptions, type PooledSessionOptions } from './messages.js';
 export { CheckPool, type CheckPoolOptions, serializedSession } from './pool.js';
-export { poolShape, poolThreads, SESSIONS_PER_THREAD } from './size.js';
+export { poolShape } from './size.js';

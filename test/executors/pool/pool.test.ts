@@ -137,18 +137,12 @@ describe('CheckPool', () => {
   it("runs single attempts (an agent's runs) in threads with the main thread's outcomes, secrets masked", async () => {
     const checks = CHECKS();
     const pool = new CheckPool({ threads: 1, concurrency: 4 });
-    const settingsOf = (c: Check, i: number) => {
-      const variables = new VariableSet(c.environmentVariables);
-      const secrets = runSecrets(c, variables);
-      return {
-        runId: `run-${i}`,
-        variables,
-        secrets,
-        runLocation: 'test',
-        clientCertificates: [],
-        limitMs: 10_000,
-      };
-    };
+    const common = (i: number) => ({
+      runId: `run-${i}`,
+      runLocation: 'test',
+      clientCertificates: [],
+      limitMs: 10_000,
+    });
     const gist = ({ attempt, timedOut, cancelled }: AttemptEnd) => ({
       hasErrors: attempt.hasErrors,
       hasFailures: attempt.hasFailures,
@@ -161,14 +155,15 @@ describe('CheckPool', () => {
     try {
       const inThreads = await Promise.all(
         checks.map((c, i) => {
-          const { variables: _, ...settings } = settingsOf(c, i);
-          return pool.runAttempt(c, { ...settings, inherited: [] });
+          const secrets = runSecrets(c, new VariableSet(c.environmentVariables));
+          return pool.runAttempt(c, { ...common(i), inherited: [], secrets });
         }),
       );
       const here = await Promise.all(
         checks.map((c, i) => {
-          const { secrets, ...settings } = settingsOf(c, i);
-          return runAttempt(c, { ...settings, executors: defaultExecutors, mask: secretMasker(secrets) });
+          const variables = new VariableSet(c.environmentVariables);
+          const mask = secretMasker(runSecrets(c, variables));
+          return runAttempt(c, { ...common(i), variables, mask, executors: defaultExecutors });
         }),
       );
       expect(inThreads.map(gist)).toEqual(here.map(gist));
