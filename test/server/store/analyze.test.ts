@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { calmPassingStates } from '../../../src/server/alerts/state-store.js';
-import { analyzeChangedTables } from '../../../src/server/store/analyze.js';
+import { ANALYZE_STATISTICS_TARGET, analyzeChangedTables } from '../../../src/server/store/analyze.js';
 import type { Db } from '../../../src/server/store/db.js';
 import { migrate } from '../../../src/server/store/migrate.js';
 import { freshStoreForEachTest } from '../../support/fresh-store.js';
@@ -55,6 +55,21 @@ describe('tables analyzed as they change (pglite)', () => {
     await flushStatistics(marks.db);
     expect(await analyzeChangedTables(marks.db)).toContain('public.marks');
     expect((await lastAnalyzed(marks.db, 'marks'))?.getTime()).toBeGreaterThanOrEqual(first?.getTime() ?? 0);
+  });
+
+  it('reads a small sample, so that the event loop waits little, and leaves the statistics target as it was', async () => {
+    await grow(1, 10_000);
+    await flushStatistics(marks.db);
+    expect(await analyzeChangedTables(marks.db)).toContain('public.marks');
+    // At PostgreSQL's default target (100) the 10,000 distinct values would make 101 histogram bounds.
+    const [stats] = await marks.db.query<{ bounds: number }>(
+      "SELECT array_length(histogram_bounds::text::int[], 1) AS bounds FROM pg_stats WHERE tablename = 'marks' AND attname = 'v'",
+    );
+    expect(stats?.bounds).toBe(ANALYZE_STATISTICS_TARGET + 1);
+    const [setting] = await marks.db.query<{ target: string }>(
+      "SELECT current_setting('default_statistics_target') AS target",
+    );
+    expect(setting?.target).toBe('100');
   });
 
   it('makes the plans of prepared statements again once their table grew and was analyzed', async () => {
