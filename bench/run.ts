@@ -13,6 +13,7 @@ const BENCHMARKS = [
   'browser-run.ts',
   'hostile-bodies.ts',
   'store-growth.ts',
+  'pglite-vacuum.ts',
   'scheduler-tick.ts',
   'result-ingest.ts',
   'spool-commit.ts',

@@ -1,4 +1,5 @@
 import { rm } from 'node:fs/promises';
+import { setImmediate } from 'node:timers/promises';
 import { runArtifactsDir } from '../gateway/artifacts.js';
 import { payloadKeysBefore } from '../queue/payloads.js';
 import type { Db } from '../store/db.js';
@@ -10,6 +11,14 @@ import { DAY_MS } from './periods.js';
  * results and agents never wait long behind a prune.
  */
 export const BATCH_ROWS = 5000;
+
+/**
+ * Lets the event loop turn between two statements of a prune. On PGlite a statement holds the server's one thread
+ * while it runs, and statements chained by `await` alone follow each other without a turn: requests, agents' messages
+ * and their queries would wait for the whole prune rather than for one statement (bench/pglite-vacuum.ts: 5.5 s
+ * instead of 1.8 s at a million runs, the three VACUUMs back to back).
+ */
+const letOthersIn = () => setImmediate();
 
 /** What one prune removed. */
 export interface Pruned {
@@ -102,8 +111,8 @@ async function deleteInBatches(
     );
     const n = Number(gone?.n ?? 0);
     total += n;
+    await letOthersIn();
     if (n < BATCH_ROWS) return total;
-    await new Promise((resolve) => setImmediate(resolve));
   }
 }
 
@@ -136,8 +145,8 @@ async function pruneRuns(
     await db.query('DELETE FROM runs WHERE id = ANY($1::text[])', [ids]);
     runs += ids.length;
     artifacts += Number(gone?.n ?? 0);
+    await letOthersIn();
     if (ids.length < BATCH_ROWS) break;
-    await new Promise((resolve) => setImmediate(resolve));
   }
   return { runs, artifacts };
 }
@@ -156,5 +165,9 @@ async function vacuumPruned(db: Db, pruned: Pruned): Promise<void> {
     ['test_sessions', pruned.testSessions],
     ['check_rollups', pruned.rollups],
   ];
-  for (const [table, deleted] of tables) if (deleted > 0) await db.exec(`VACUUM ${table}`);
+  for (const [table, deleted] of tables) {
+    if (deleted === 0) continue;
+    await db.exec(`VACUUM ${table}`);
+    await letOthersIn();
+  }
 }

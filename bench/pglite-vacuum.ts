@@ -1,0 +1,105 @@
+/**
+ * The retention prune's VACUUMs on PGlite (issue 14): PGlite runs no autovacuum, so a store's first prune (a day
+ * after the retention period) is the first VACUUM its tables ever get, and PGlite runs it on the server's one
+ * thread. This fills a migrated PGlite store with N runs as the queue writes them (a run inserted queued, leased,
+ * finished; its session started and stopped; its result inserted), spread over 31 days, then runs the server's own
+ * prune (src/server/retention/prune.ts) for the first day, and again for the next 10 minutes as the retention
+ * loop would. Prints each VACUUM's time and the event loop's longest stall. A VACUUM is one statement, a stall
+ * nothing can cut short, and reads every page no VACUUM saw before: the first prune's longest VACUUM per million
+ * runs stored, extrapolated linearly to 30 days at 30 runs/s (77.8 million runs), is what a store of that size would
+ * wait. (The prune's deletes go in batches, and the event loop turns after each of its statements.)
+ * Goal: that extrapolated VACUUM ≤ 1 s.
+ * Run: npx tsx bench/pglite-vacuum.ts   (BENCH_RUNS, default 200,000)
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { pruneExpired } from '../src/server/retention/prune.js';
+import { type Db, openDb } from '../src/server/store/db.js';
+import { migrate } from '../src/server/store/migrate.js';
+import { storeFinishedRuns } from '../test/support/finished-runs.js';
+
+const RUNS = Number(process.env.BENCH_RUNS ?? 200_000);
+const DAY_MS = 86_400_000;
+const DAYS = 31;
+const START = Date.parse('2026-11-01T00:00:00Z');
+const MONTH_AT_30_PER_S = 30 * 86_400 * 30;
+
+/** The store with each VACUUM timed. */
+function timingVacuums(db: Db, times: { table: string; ms: number }[]): Db {
+  return {
+    ...db,
+    exec: async (sql) => {
+      const started = performance.now();
+      await db.exec(sql);
+      if (sql.startsWith('VACUUM')) times.push({ table: sql.slice(7), ms: performance.now() - started });
+    },
+  };
+}
+
+/**
+ * The event loop's longest stall: the longest gap between two turns of a 5-ms timer, less its 5 ms. (A prune
+ * that never yields is one stall; monitorEventLoopDelay would see nothing of it, its timer never firing during.)
+ */
+function stallMeter(): { stop(): Promise<number> } {
+  let last = performance.now();
+  let longest = 0;
+  const tick = () => {
+    const now = performance.now();
+    longest = Math.max(longest, now - last - 5);
+    last = now;
+  };
+  const timer = setInterval(tick, 5);
+  return {
+    async stop() {
+      await sleep(20);
+      clearInterval(timer);
+      return Math.max(0, longest);
+    },
+  };
+}
+
+async function prune(db: Db, dataDir: string, cutoffMs: number): Promise<{ vacuumMs: number; line: string }> {
+  const vacuums: { table: string; ms: number }[] = [];
+  const stall = stallMeter();
+  const started = performance.now();
+  const pruned = await pruneExpired(timingVacuums(db, vacuums), {
+    cutoff: new Date(cutoffMs),
+    rollupCutoff: new Date(0),
+    dataDir,
+  });
+  const wallMs = performance.now() - started;
+  const stallMs = await stall.stop();
+  const each = vacuums.map(({ table, ms }) => `${table} ${ms.toFixed(0)} ms`).join(', ');
+  const line = `${pruned.runs} runs, ${pruned.results} results, ${pruned.sessions} sessions deleted in ${wallMs.toFixed(0)} ms; VACUUM ${each}; longest stall ${stallMs.toFixed(0)} ms`;
+  return { vacuumMs: Math.max(0, ...vacuums.map(({ ms }) => ms)), line };
+}
+
+const dataDir = await mkdtemp(join(tmpdir(), 'vantage-vacuum-'));
+try {
+  const db = await openDb({ dataDir });
+  await migrate(db);
+  const filling = performance.now();
+  await storeFinishedRuns(db, { runs: RUNS, fromMs: START, days: DAYS });
+  // As the server keeps its planner current (src/server/store/analyze.ts).
+  await db.exec('ANALYZE');
+  console.log(
+    `${RUNS} runs stored over ${DAYS} days in ${((performance.now() - filling) / 1000).toFixed(0)} s`,
+  );
+  const first = await prune(db, dataDir, START + DAY_MS);
+  console.log(`first prune (a day): ${first.line}`);
+  const next = await prune(db, dataDir, START + DAY_MS + 600_000);
+  console.log(`next prune (10 minutes later): ${next.line}`);
+  await db.close();
+  const perMillion = (first.vacuumMs * 1e6) / RUNS;
+  const atMonth = (perMillion * MONTH_AT_30_PER_S) / 1e6;
+  console.log(
+    `first prune's longest VACUUM: ${perMillion.toFixed(0)} ms per million runs stored; ${(atMonth / 1000).toFixed(0)} s for 30 days at 30 runs/s (${(MONTH_AT_30_PER_S / 1e6).toFixed(1)} million runs)`,
+  );
+  const met = atMonth <= 1000;
+  console.log(`${met ? '✓' : '✗'} the first prune's longest VACUUM at 30 days of 30 runs/s ≤ 1 s`);
+  process.exitCode = met ? 0 : 1;
+} finally {
+  await rm(dataDir, { recursive: true, force: true });
+}
