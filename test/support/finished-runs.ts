@@ -69,3 +69,15 @@ export async function storeFinishedRuns(
     );
   }
 }
+
+/** The store, telling `seen` of each VACUUM it ran: the table and how long it took. */
+export function watchingVacuums(db: Db, seen: (table: string, ms: number) => void): Db {
+  return {
+    ...db,
+    exec: async (sql) => {
+      const started = performance.now();
+      await db.exec(sql);
+      if (sql.startsWith('VACUUM ')) seen(sql.slice('VACUUM '.length), performance.now() - started);
+    },
+  };
+}

@@ -1,9 +1,8 @@
 import type { CheckSession } from '../../checks/index.js';
 import { secretMasker } from '../../checks/secrets.js';
-import { VariableSet } from '../../checks/variables.js';
 import { afterIoPoll } from '../run/after-io-poll.js';
 import { type AttemptEnd, runAttempt } from '../run/attempt.js';
-import { runCheckSession } from '../run/session.js';
+import { runCheckSession, sessionVariables } from '../run/session.js';
 import { pooledExecutors } from './executors.js';
 import type { PooledJob } from './messages.js';
 
@@ -70,7 +69,7 @@ async function runJob(job: PooledJob, signal: AbortSignal): Promise<JobOutcome> 
   const end = await runAttempt(check, {
     runId: options.runId,
     executors: pooledExecutors,
-    variables: new VariableSet(check.environmentVariables, ...options.inherited),
+    variables: sessionVariables(check, { inherited: options.inherited }),
     mask: secretMasker(options.secrets),
     runLocation: options.runLocation,
     clientCertificates: options.clientCertificates,

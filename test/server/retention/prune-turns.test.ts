@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { pruneExpired } from '../../../src/server/retention/prune.js';
 import type { Db } from '../../../src/server/store/db.js';
 import { migrate } from '../../../src/server/store/migrate.js';
-import { storeFinishedRuns } from '../../support/finished-runs.js';
+import { storeFinishedRuns, watchingVacuums } from '../../support/finished-runs.js';
 import { freshStoreForEachTest } from '../../support/fresh-store.js';
 
 const DAY_MS = 86_400_000;
@@ -22,13 +22,7 @@ describe('a prune on PGlite', () => {
   it('lets the event loop turn between its statements, its VACUUMs among them', async () => {
     const vacuums: number[] = [];
     let turns = 0;
-    const counting: Db = {
-      ...db,
-      exec: async (sql) => {
-        await db.exec(sql);
-        if (sql.startsWith('VACUUM')) vacuums.push(turns);
-      },
-    };
+    const counting = watchingVacuums(db, () => vacuums.push(turns));
     let done = false;
     const pruning = pruneExpired(counting, {
       cutoff: new Date(FROM + DAY_MS),
