@@ -26,7 +26,7 @@ try {
 if (options.build) execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit' });
 
 console.log(
-  `warm-up ${options.warmupS} s, window ${options.windowS} s, drain ${options.drainS} s; load average now ${loadAverage()}`,
+  `warm-up ${options.warmupS ?? 'by row (120 s with a real agent, else 20 s)'}${options.warmupS === null ? '' : ' s'}, window ${options.windowS} s, drain ${options.drainS} s; load average now ${loadAverage()}`,
 );
 const rows: Row[] = [];
 const failed: string[] = [];

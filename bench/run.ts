@@ -18,6 +18,7 @@ const BENCHMARKS = [
   'result-ingest.ts',
   'spool-commit.ts',
   'agent-ingest.ts',
+  'paced-checks.ts',
   'control-plane.ts',
   'web-app.ts',
   'startup.ts',

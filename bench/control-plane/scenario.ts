@@ -4,7 +4,7 @@ import { quantile } from '../support.js';
 import { type Agents, startAgents } from './agents.js';
 import { CpuLimit } from './cpu-limit.js';
 import { type CpuFigures, CpuMeter } from './meter.js';
-import { type BenchOptions, type Scenario, SLOT_MS } from './options.js';
+import { type BenchOptions, type Scenario, SLOT_MS, warmupFor } from './options.js';
 import { pairArrivals, readSessions, type SessionRow, type WindowFigures, windowFigures } from './outcome.js';
 import { loadAverage } from './proc.js';
 import { inspectorUrl, type ProfileSummary, WindowProfiler } from './profile.js';
@@ -78,7 +78,7 @@ export async function runScenario(scenario: Scenario, options: BenchOptions): Pr
     const window =
       mode === 'idle'
         ? await idleWindow(agents, servers[0]?.url ?? '', options, say, notes)
-        : busyWindow(options);
+        : busyWindow(options, scenario);
     await sleep(window.startMs - Date.now());
     say(`window of ${options.windowS} s`);
     const profiled = options.cpuProfile
@@ -165,8 +165,8 @@ function profileFile(options: BenchOptions, scenario: Scenario, label: string): 
 }
 
 /** After the warm-up, from a slot boundary, whole slots; runs of its slots may arrive until the drain ends. */
-function busyWindow(options: BenchOptions): Window {
-  const startMs = Math.ceil((Date.now() + options.warmupS * 1000) / SLOT_MS) * SLOT_MS;
+function busyWindow(options: BenchOptions, scenario: Scenario): Window {
+  const startMs = Math.ceil((Date.now() + warmupFor(options, scenario) * 1000) / SLOT_MS) * SLOT_MS;
   const endMs = startMs + options.windowS * 1000;
   return { startMs, endMs, deadlineMs: endMs + options.drainS * 1000 };
 }
