@@ -10,7 +10,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { ROOT } from '../test/support/vantage-command.js';
-import { type BenchOptions, parseOptions, USAGE } from './control-plane/options.js';
+import { type BenchOptions, parseOptions, USAGE, warmupText } from './control-plane/options.js';
 import { loadAverage } from './control-plane/proc.js';
 import { profileTable } from './control-plane/profile.js';
 import { type Row, runScenario } from './control-plane/scenario.js';
@@ -26,7 +26,7 @@ try {
 if (options.build) execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit' });
 
 console.log(
-  `warm-up ${options.warmupS ?? 'by row (120 s with a real agent, else 20 s)'}${options.warmupS === null ? '' : ' s'}, window ${options.windowS} s, drain ${options.drainS} s; load average now ${loadAverage()}`,
+  `warm-up ${warmupText(options)}, window ${options.windowS} s, drain ${options.drainS} s; load average now ${loadAverage()}`,
 );
 const rows: Row[] = [];
 const failed: string[] = [];

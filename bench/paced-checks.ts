@@ -13,10 +13,10 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { startCountingTarget } from '../test/support/counting-target.js';
+import { PACED_RUNS } from './paced-checks/runs.js';
 
 const SECONDS = Number(process.argv[2] ?? 20);
 const RATES = [30, 300];
-const WHAT = ['wake', 'socket', 'check'] as const;
 const child = fileURLToPath(new URL('paced-checks/child.ts', import.meta.url));
 
 async function row(what: string, url: string, rate: number): Promise<{ cpuMsPerRun: number; late: number }> {
@@ -38,7 +38,7 @@ const lines = [
   `|---|${'---|'.repeat(RATES.length)}`,
 ];
 try {
-  for (const what of WHAT) {
+  for (const what of PACED_RUNS) {
     const cells: string[] = [];
     for (const rate of RATES) {
       const measured = await row(what, target.url('/'), rate);

@@ -59,6 +59,13 @@ export function warmupFor(options: Timing, scenario: Scenario): number {
   return options.warmupS ?? (scenario.mode === 'real' ? REAL_AGENT_WARMUP_S : WARMUP_S);
 }
 
+const BY_ROW = `${REAL_AGENT_WARMUP_S} with a real agent, else ${WARMUP_S}`;
+
+/** The warm-up as the bench's first line states it. */
+export function warmupText(options: Timing): string {
+  return options.warmupS === null ? `by row (${BY_ROW} s)` : `${options.warmupS} s`;
+}
+
 /**
  * The full matrix's scale-out rows: each replica limited to a tenth of a core saturates at about 400 runs/s, so
  * that one replica and two both fall short of 1,200 runs/s due while PostgreSQL and the simulated agents still
@@ -97,7 +104,7 @@ export const USAGE = `usage: node --import tsx bench/control-plane.ts [options] 
   --replica-cpu C                 limit each replica to C cores (a cgroup CPU quota, e.g. 0.1; needs root), from
                                   when its checks exist: the replica, not the machine, saturates first
   --idle                          no agent, checks due once a day: the idle control plane's CPU and RSS
-  --warmup S                      seconds before the window                 (default 120 with a real agent, else 20)
+  --warmup S                      seconds before the window                 (default ${BY_ROW})
   --window S                      seconds measured, whole 10-s slots        (default 60)
   --drain S                       seconds a window's run may still arrive after it (default 20)
   --job-concurrency N             JOB_CONCURRENCY of the real agent         (default 100)

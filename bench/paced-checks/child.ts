@@ -5,37 +5,16 @@
  * `{"cpuMsPerRun": …, "late": …}`: this process's CPU (all its threads) over the paced part, per run.
  * Run: node --import tsx bench/paced-checks/child.ts <wake|socket|check> <target-url> <rate> <seconds>
  */
-import { connect } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { parsedApiCheck, runCheckAlone } from '../agent-ingest/check.js';
+import { PACED_RUNS, type PacedRun, pacedRun } from './runs.js';
 
 const [what = 'check', url = '', rateText = '30', secondsText = '20'] = process.argv.slice(2);
+if (!(PACED_RUNS as readonly string[]).includes(what)) {
+  throw new Error(`what: must be one of ${PACED_RUNS.join(', ')} (got ${what})`);
+}
+const one = pacedRun(what as PacedRun, url);
 const rate = Number(rateText);
 const total = rate * Number(secondsText);
-const target = new URL(url);
-const checks = Array.from({ length: 100 }, (_, i) => parsedApiCheck(`${url}paced-${i}`));
-
-/** A GET on a connection of its own, as a check makes one, by node:net alone: no HTTP client, no result. */
-function bareSocket(i: number): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(Number(target.port), target.hostname);
-    socket.on('connect', () =>
-      socket.write(`GET /socket-${i} HTTP/1.1\r\nHost: ${target.host}\r\nConnection: close\r\n\r\n`),
-    );
-    socket.on('data', () => {});
-    socket.on('end', () => socket.end());
-    socket.on('close', () => resolve());
-    socket.on('error', reject);
-  });
-}
-
-const runs: Record<string, (i: number) => Promise<unknown>> = {
-  wake: () => Promise.resolve(),
-  socket: bareSocket,
-  check: (i) => runCheckAlone(checks[i % checks.length] as (typeof checks)[number]),
-};
-const one = runs[what];
-if (!one) throw new Error(`what: must be one of ${Object.keys(runs).join(', ')} (got ${what})`);
 
 /** Run 10 at a time before the measure: enough for V8's compilers to have done their work at a steady rate. */
 const WARM_UP_RUNS = 5000;
