@@ -16,6 +16,7 @@ const BENCHMARKS = [
   'pglite-vacuum.ts',
   'scheduler-tick.ts',
   'result-ingest.ts',
+  'pglite-answer.ts',
   'spool-commit.ts',
   'agent-ingest.ts',
   'paced-checks.ts',

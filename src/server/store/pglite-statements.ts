@@ -1,4 +1,5 @@
 import { type messages, type PGlite, parse, protocol } from '@electric-sql/pglite';
+import { PgliteAnswer, type RowShape, rowShape } from './pglite-answer.js';
 
 type Serializers = Record<number, (value: unknown) => string>;
 
@@ -6,8 +7,8 @@ type Serializers = Record<number, (value: unknown) => string>;
 interface Prepared {
   /** The parameters' type oids, which choose each value's serializer. */
   types: number[];
-  /** Its rows' columns; null for a statement that returns none. */
-  columns: messages.RowDescriptionMessage | null;
+  /** What its rows are made of; null for a statement that returns none. */
+  shape: RowShape | null;
 }
 
 /**
@@ -41,10 +42,9 @@ export class PgliteStatements {
       const statement = this.prepared.get(name) ?? (await this.prepare(name, sql));
       const bind = protocol.serialize.bind({ statement: name, values: this.values(statement, params) });
       const message = Buffer.concat([bind, protocol.serialize.execute({}), protocol.serialize.sync()]);
-      // The stream form parses the answer as PGlite writes it, without keeping a copy of its bytes.
-      const messages = await this.db.execProtocolStream(message, { syncToFs: !inTransaction });
-      const answer = statement.columns ? [statement.columns, ...messages] : messages;
-      return parse.parseResults(answer, this.db.parsers)[0]?.rows as T[];
+      const answer = new PgliteAnswer();
+      await this.db.execProtocolRawStream(message, { syncToFs: !inTransaction, onRawData: answer.take });
+      return answer.rows<T>(statement.shape);
     });
   }
 
@@ -56,7 +56,10 @@ export class PgliteStatements {
     ]);
     const messages = await this.db.execProtocolStream(message, { syncToFs: false });
     const columns = messages.find((m): m is messages.RowDescriptionMessage => m.name === 'rowDescription');
-    const statement = { types: parse.parseDescribeStatementResults(messages), columns: columns ?? null };
+    const statement = {
+      types: parse.parseDescribeStatementResults(messages),
+      shape: columns ? rowShape(columns, this.db.parsers) : null,
+    };
     this.prepared.set(name, statement);
     return statement;
   }

@@ -64,6 +64,23 @@ describe.each(STORES)('statements prepared on the store (%s)', (store) => {
     expect(await db.query(update, ['a'])).toEqual([]);
   });
 
+  it('answers a prepared statement with long rows and many rows whole: text across the pieces of an answer', async () => {
+    await db.exec('CREATE TABLE notes (id int PRIMARY KEY, body text, doc jsonb)');
+    // PGlite writes an answer in pieces of a few KB: a row, and a character, may straddle two.
+    const long = `${'Grüße, 東京 😀 '.repeat(20_000)}end`;
+    const insert = 'INSERT INTO notes VALUES ($1, $2, $3)';
+    for (let id = 1; id <= 300; id++) {
+      await db.query(insert, [id, id === 7 ? long : `note ${id} ü`, id === 7 ? { long } : { id }]);
+    }
+    const read = 'SELECT id, body, doc FROM notes WHERE id >= $1 ORDER BY id';
+    for (let i = 0; i < 3; i++) {
+      const rows = await db.query<{ id: number; body: string; doc: unknown }>(read, [1]);
+      expect(rows).toHaveLength(300);
+      expect(rows[6]).toEqual({ id: 7, body: long, doc: { long } });
+      expect(rows[299]).toEqual({ id: 300, body: 'note 300 ü', doc: { id: 300 } });
+    }
+  });
+
   it("fails a prepared statement with the store's error, and the transaction with it", async () => {
     await db.exec('CREATE TABLE keys (id text PRIMARY KEY)');
     const insert = 'INSERT INTO keys VALUES ($1)';
