@@ -171,7 +171,13 @@ describe('agent: artifacts, with the control plane', () => {
   });
 
   it('never holds up results: a check completes while the uploads are still streaming', async () => {
-    const { agent } = await startTestAgent({ url: server.url, key: location.key });
+    // While the held run is in progress a result waits for company (2 s by default): a short wait here, so that
+    // what the test times is the uploads, not the batching.
+    const { agent } = await startTestAgent(
+      { url: server.url, key: location.key },
+      {},
+      { resultBatchLingerMs: 100 },
+    );
     try {
       // A run the agent holds (its target keeps it waiting), whose artifacts it uploads.
       const held = await createApiCheck(

@@ -55,7 +55,7 @@ describe.each(STORES)('the control plane restarts while agents run checks (%s)',
     });
     location = await createLocation(server, 'outage');
     // Results are sent within 0.1 s of their end, so those that end while the control plane is down meet the
-    // outage (by default a result waits up to a second for company while other runs are in progress).
+    // outage (by default a result waits up to two seconds for company while other runs are in progress).
     for (let i = 0; i < 2; i++) {
       agents.push(
         await startTestAgent(

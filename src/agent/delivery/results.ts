@@ -51,10 +51,11 @@ function batchRefused(status: number): boolean {
 /**
  * How long a fresh result waits for others to share its batch while runs are in progress: delivery is not on any
  * run's critical path, and the control plane's work per batch (a transaction, its authentication and alerting
- * statements) is the same for 1 result or 100. At 300 runs a second: 2 batches a second instead of 10; at 30, one a
- * second instead of two (issue 14, docs/control-plane.md).
+ * statements) is much the same for 1 result or 100. At 300 runs a second a batch fills (100) in a third of a second
+ * and goes then; at 30, one batch every two seconds instead of one a second, for about a tenth less of the control
+ * plane's CPU per run (docs/control-plane.md, Capacity, "Result batches every two seconds").
  */
-const BATCH_LINGER_MS = 1000;
+const BATCH_LINGER_MS = 2000;
 
 /** Server errors for one result, while others get through, after which it counts as refused. */
 const SERVER_ERRORS_BEFORE_REFUSED = 3;
