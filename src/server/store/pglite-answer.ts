@@ -62,17 +62,25 @@ function rowOf(answer: Buffer, at: number, shape: RowShape): Record<string, unkn
   for (let i = 0; i < count; i++) {
     const length = answer.readInt32BE(next);
     next += 4;
-    const name = shape.names[i] as string;
-    if (length < 0) {
-      row[name] = null;
-      continue;
+    let value: unknown = null;
+    if (length >= 0) {
+      const text = answer.toString('utf8', next, next + length);
+      next += length;
+      const parse = shape.parsers[i];
+      value = parse ? parse(text, shape.types[i] as number) : text;
     }
-    const text = answer.toString('utf8', next, next + length);
-    next += length;
-    const parse = shape.parsers[i];
-    row[name] = parse ? parse(text, shape.types[i] as number) : text;
+    setField(row, shape.names[i] as string, value);
   }
   return row;
+}
+
+/** Sets a row's field as PGlite's rows have it: a column named `__proto__` is a field too, not the prototype. */
+function setField(row: Record<string, unknown>, name: string, value: unknown): void {
+  if (name === '__proto__') {
+    Object.defineProperty(row, name, { value, enumerable: true, writable: true, configurable: true });
+  } else {
+    row[name] = value;
+  }
 }
 
 /** An ErrorResponse message as PGlite throws it: its protocol parser's DatabaseError. */
