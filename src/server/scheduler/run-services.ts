@@ -173,7 +173,7 @@ export class RunServices implements RunsContext {
                 name: 'analyzing changed tables',
                 probe: CHANGED_TABLES_PROBE,
                 everyMs: ANALYZE_LOOK_MS,
-                run: async () => void (await analyzeChangedTables(db)),
+                run: async () => void (await analyzeChangedTables(db, this.clock())),
               },
             ]
           : []),

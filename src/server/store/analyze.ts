@@ -1,10 +1,27 @@
 import type { Db } from './db.js';
 
 /**
- * A table is analyzed once this many of its rows changed since the last time: PostgreSQL's autovacuum defaults,
- * `autovacuum_analyze_threshold` 50 plus `autovacuum_analyze_scale_factor` 0.1 of the table.
+ * A table is looked at once this many of its rows changed since it was last analyzed: PostgreSQL's autovacuum
+ * defaults, `autovacuum_analyze_threshold` 50 plus `autovacuum_analyze_scale_factor` 0.1 of the table.
  */
-const CHANGED = 'n_mod_since_analyze >= 50 + 0.1 * n_live_tup';
+const CHANGED = 's.n_mod_since_analyze >= 50 + 0.1 * s.n_live_tup';
+
+/**
+ * Its number of rows moved by that share from what the planner was last told (`reltuples`, -1 before any ANALYZE
+ * or VACUUM). Autovacuum counts updates as changes; here they alone wait for RESTATE_MINUTES: every run is inserted
+ * once and updated twice, so a growing `runs` reached the share three times sooner than its size did, and a small
+ * table rewritten all day at the same size (`check_schedules`, at every claim) was analyzed at every look.
+ */
+const RESIZED = 'abs(s.n_live_tup - greatest(c.reltuples, 0)) >= 50 + 0.1 * greatest(c.reltuples, 0)';
+
+/** How long a table whose rows changed but not their number keeps the statistics of its last ANALYZE. */
+export const RESTATE_MINUTES = 10;
+
+/** Tables due for an ANALYZE at `$1` (the time now). */
+const DUE = `FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid
+  WHERE ${CHANGED}
+    AND (${RESIZED} OR s.last_analyze IS NULL
+         OR s.last_analyze <= $1::timestamptz - interval '${RESTATE_MINUTES} minutes')`;
 
 /**
  * The statistics target of these ANALYZEs (PostgreSQL's default is 100): an ANALYZE samples 300 rows per unit.
@@ -20,10 +37,11 @@ export const ANALYZE_STATISTICS_TARGET = 10;
 export const ANALYZE_LOOK_MS = 10_000;
 
 /** Whether a table of a PGlite store is due for an ANALYZE: one read of its statistics, for the sweeps. */
-export const CHANGED_TABLES_PROBE = `EXISTS (SELECT 1 FROM pg_stat_user_tables WHERE ${CHANGED})`;
+export const CHANGED_TABLES_PROBE = `EXISTS (SELECT 1 ${DUE})`;
 
 /**
- * Analyzes the tables of a PGlite store whose rows changed by the share autovacuum would wait for; answers which.
+ * Analyzes the tables of a PGlite store whose size changed by the share autovacuum would wait for, or whose rows
+ * changed that much RESTATE_MINUTES or more after their last ANALYZE; answers which.
  *
  * PGlite runs no autovacuum, so its planner would never learn what its tables hold. The statements the server runs
  * again and again are prepared (pglite-statements.ts) and run on a plan made once: made while a table was small,
@@ -32,10 +50,11 @@ export const CHANGED_TABLES_PROBE = `EXISTS (SELECT 1 FROM pg_stat_user_tables W
  * again at their next run. It reads a sample of at most 3,000 rows (ANALYZE_STATISTICS_TARGET), however large the
  * table. PostgreSQL's own autovacuum does this there.
  */
-export async function analyzeChangedTables(db: Db): Promise<string[]> {
+export async function analyzeChangedTables(db: Db, now = new Date()): Promise<string[]> {
   if (db.kind !== 'pglite') return [];
   const rows = await db.query<{ name: string }>(
-    `SELECT format('%I.%I', schemaname, relname) AS name FROM pg_stat_user_tables WHERE ${CHANGED} ORDER BY relname`,
+    `SELECT format('%I.%I', s.schemaname, s.relname) AS name ${DUE} ORDER BY s.relname`,
+    [now],
   );
   const tables = rows.map((r) => r.name);
   // One at a time: the statements waiting for PGlite run between them. The three statements are one implicit

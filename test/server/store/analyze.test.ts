@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { calmPassingStates } from '../../../src/server/alerts/state-store.js';
-import { ANALYZE_STATISTICS_TARGET, analyzeChangedTables } from '../../../src/server/store/analyze.js';
+import {
+  ANALYZE_STATISTICS_TARGET,
+  analyzeChangedTables,
+  RESTATE_MINUTES,
+} from '../../../src/server/store/analyze.js';
 import type { Db } from '../../../src/server/store/db.js';
 import { migrate } from '../../../src/server/store/migrate.js';
 import { freshStoreForEachTest } from '../../support/fresh-store.js';
@@ -55,6 +59,28 @@ describe('tables analyzed as they change (pglite)', () => {
     await flushStatistics(marks.db);
     expect(await analyzeChangedTables(marks.db)).toContain('public.marks');
     expect((await lastAnalyzed(marks.db, 'marks'))?.getTime()).toBeGreaterThanOrEqual(first?.getTime() ?? 0);
+  });
+
+  it('analyzes a table whose rows were rewritten but not added to only once its statistics are minutes old', async () => {
+    await grow(1, 10_000);
+    await flushStatistics(marks.db);
+    expect(await analyzeChangedTables(marks.db)).toContain('public.marks');
+    // Every row rewritten twice, as the scheduler rewrites its schedule rows: changes, but the same size.
+    await marks.db.query('UPDATE marks SET v = v + 1');
+    await marks.db.query('UPDATE marks SET v = v + 1');
+    await flushStatistics(marks.db);
+    expect(await analyzeChangedTables(marks.db)).not.toContain('public.marks');
+    const later = new Date(Date.now() + (RESTATE_MINUTES + 1) * 60_000);
+    expect(await analyzeChangedTables(marks.db, later)).toContain('public.marks');
+  });
+
+  it('analyzes a table that shrank by a tenth', async () => {
+    await grow(1, 10_000);
+    await flushStatistics(marks.db);
+    expect(await analyzeChangedTables(marks.db)).toContain('public.marks');
+    await marks.db.query('DELETE FROM marks WHERE v <= 1500');
+    await flushStatistics(marks.db);
+    expect(await analyzeChangedTables(marks.db)).toContain('public.marks');
   });
 
   it('reads a small sample, so that the event loop waits little, and leaves the statistics target as it was', async () => {
