@@ -6,8 +6,8 @@
  * No goal: it shows what the server's statements spend on reading their rows.
  * Run: npx tsx bench/pglite-answer.ts [rounds]
  */
-import { type messages, PGlite, parse, protocol } from '@electric-sql/pglite';
-import { PgliteStatements } from '../src/server/store/pglite-statements.js';
+import { PGlite, parse, protocol } from '@electric-sql/pglite';
+import { PgliteStatements, prepareNamed } from '../src/server/store/pglite-statements.js';
 
 const ROWS = 28;
 const ROUNDS = Number(process.argv[2] ?? 5000);
@@ -29,15 +29,7 @@ for (let i = 0; i < ROWS; i++) {
 
 const inPlace = new PgliteStatements(db, {});
 const name = 'bench_select';
-const described = await db.execProtocolStream(
-  Buffer.concat([
-    protocol.serialize.parse({ name, text: SELECT }),
-    protocol.serialize.describe({ type: 'S', name }),
-    protocol.serialize.sync(),
-  ]),
-  { syncToFs: false },
-);
-const columns = described.find((m): m is messages.RowDescriptionMessage => m.name === 'rowDescription');
+const { columns } = await prepareNamed(db, name, SELECT);
 if (!columns) throw new Error('no columns described');
 const execute = Buffer.concat([
   protocol.serialize.bind({ statement: name, values: [] }),

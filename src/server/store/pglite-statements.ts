@@ -49,13 +49,7 @@ export class PgliteStatements {
   }
 
   private async prepare(name: string, sql: string): Promise<Prepared> {
-    const message = Buffer.concat([
-      protocol.serialize.parse({ name, text: sql }),
-      protocol.serialize.describe({ type: 'S', name }),
-      protocol.serialize.sync(),
-    ]);
-    const messages = await this.db.execProtocolStream(message, { syncToFs: false });
-    const columns = messages.find((m): m is messages.RowDescriptionMessage => m.name === 'rowDescription');
+    const { messages, columns } = await prepareNamed(this.db, name, sql);
     const statement = {
       types: parse.parseDescribeStatementResults(messages),
       shape: columns ? rowShape(columns, this.db.parsers) : null,
@@ -73,4 +67,23 @@ export class PgliteStatements {
       return serialize ? serialize(value) : String(value);
     });
   }
+}
+
+/**
+ * Prepares `sql` as the statement `name` on PGlite's one connection and describes it: PGlite's answer, and the
+ * columns of the rows it returns (none for a statement that returns no rows).
+ */
+export async function prepareNamed(
+  db: PGlite,
+  name: string,
+  sql: string,
+): Promise<{ messages: messages.BackendMessage[]; columns: messages.RowDescriptionMessage | null }> {
+  const message = Buffer.concat([
+    protocol.serialize.parse({ name, text: sql }),
+    protocol.serialize.describe({ type: 'S', name }),
+    protocol.serialize.sync(),
+  ]);
+  const messages = await db.execProtocolStream(message, { syncToFs: false });
+  const columns = messages.find((m): m is messages.RowDescriptionMessage => m.name === 'rowDescription');
+  return { messages, columns: columns ?? null };
 }
