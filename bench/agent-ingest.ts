@@ -12,6 +12,7 @@
  * here: its ≤ 1 ms is for scheduled runs (bench/control-plane.ts).
  * Run: npx tsx bench/agent-ingest.ts [runs, default 1000] [store]
  * With AGENT_PROFILE_DIR=<folder>, the agent writes a CPU profile there (node --cpu-prof) when it stops.
+ * With AGENT_NODE_FLAGS='<flags>', node runs the agent with those flags too (V8's, e.g. --turbofan).
  */
 
 import { spawn } from 'node:child_process';
@@ -108,6 +109,12 @@ async function measure(store: Store) {
       );
       checkIds.push(check.id);
     }
+    const agentNodeFlags = [
+      ...(process.env.AGENT_PROFILE_DIR
+        ? ['--cpu-prof', `--cpu-prof-dir=${process.env.AGENT_PROFILE_DIR}`]
+        : []),
+      ...(process.env.AGENT_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean),
+    ];
     agent = new AgentProcess(
       {
         API_KEY: location.keys[0].rawKey,
@@ -117,15 +124,8 @@ async function measure(store: Store) {
         JOB_CONCURRENCY: String(CONCURRENCY),
         LOG_LEVEL: 'INFO',
       },
-      process.env.AGENT_PROFILE_DIR
-        ? [
-            'sh',
-            '-c',
-            'n=$1; shift; exec "$n" --cpu-prof --cpu-prof-dir="$0" "$@"',
-            process.env.AGENT_PROFILE_DIR,
-          ]
-        : [],
-      { built: true },
+      [],
+      { built: true, nodeFlags: agentNodeFlags },
     );
     const healthPort = await agent.healthPort();
     const health = async () =>

@@ -40,7 +40,7 @@ export async function startAgents(
         ...(options.cpuProfile ? { NODE_OPTIONS: '--inspect=127.0.0.1:0' } : {}),
       },
       [],
-      { built: true },
+      { built: true, nodeFlags: options.agentNodeFlags },
     );
     teardown.child(started);
     teardown.add('stop the agent', () => stopProcess(started));

@@ -32,6 +32,8 @@ export interface BenchOptions extends Timing {
   jobConcurrency: number;
   /** AGENT_THREADS of the real agent, as given; the agent's default (auto) when absent. */
   agentThreads?: string;
+  /** node's own flags for the real agent (V8's, e.g. --turbofan), split at spaces. */
+  agentNodeFlags: string[];
   /** Credit each simulated agent grants (its runs at once). */
   credits: number;
   /** LOG_LEVEL of the server and the agent. */
@@ -109,6 +111,7 @@ export const USAGE = `usage: node --import tsx bench/control-plane.ts [options] 
   --drain S                       seconds a window's run may still arrive after it (default 20)
   --job-concurrency N             JOB_CONCURRENCY of the real agent         (default 100)
   --agent-threads N|auto          AGENT_THREADS of the real agent           (default: the agent's, auto)
+  --agent-node-flags 'F'          node's flags for the real agent, e.g. '--turbofan' (default none)
   --credits N                     runs each simulated agent holds at once   (default 1000)
   --log-level L                   LOG_LEVEL of server and agent             (default WARN)
   --no-build                      skip npm run build (dist/ is current)
@@ -165,6 +168,7 @@ export function parseOptions(argv: string[]): BenchOptions {
       drain: { type: 'string' },
       'job-concurrency': { type: 'string' },
       'agent-threads': { type: 'string' },
+      'agent-node-flags': { type: 'string' },
       credits: { type: 'string' },
       'log-level': { type: 'string' },
       'no-build': { type: 'boolean' },
@@ -209,6 +213,7 @@ export function parseOptions(argv: string[]): BenchOptions {
     drainS: whole('drain', 0)(values.drain ?? '20'),
     jobConcurrency: whole('job-concurrency', 1)(values['job-concurrency'] ?? '100'),
     agentThreads: values['agent-threads'],
+    agentNodeFlags: (values['agent-node-flags'] ?? '').split(/\s+/).filter(Boolean),
     credits: whole('credits', 1)(values.credits ?? '1000'),
     logLevel: values['log-level'] ?? 'WARN',
     build: !values['no-build'],

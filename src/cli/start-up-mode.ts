@@ -1,6 +1,8 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
+const TURBOFAN_ON = '--turbofan';
+
 /**
  * While a command loads, almost everything it runs runs once (module bodies, building the check model's schemas)
  * and almost everything it allocates stays alive. V8's defaults suit the opposite, a program's hot loop: it
@@ -15,7 +17,7 @@ import { runInNewContext } from 'node:vm';
  */
 const START_UP_FLAGS = [
   { during: '--no-maglev', after: '--maglev', named: /maglev/, setByMain: true },
-  { during: '--no-turbofan', after: '--turbofan', named: /turbofan|--(no-)?opt\b/, setByMain: true },
+  { during: '--no-turbofan', after: TURBOFAN_ON, named: /turbofan|--(no-)?opt\b/, setByMain: true },
   {
     during: '--semi-space-growth-factor=1',
     after: '--semi-space-growth-factor=2',
@@ -85,11 +87,16 @@ export function enterStartUpMode(): void {
   loading = true;
 }
 
-/** Back to V8's defaults; once is enough, later calls do nothing. */
-export function leaveStartUpMode(): void {
+/**
+ * Back to V8's defaults; once is enough, later calls do nothing. With `turbofan: false`, TurboFan stays off (unless
+ * the user set it): Maglev alone compiles the hot code.
+ */
+export function leaveStartUpMode(options: { turbofan?: boolean } = {}): void {
   if (!loading) return;
   loading = false;
-  for (const flag of ours) setFlagsFromString(flag.after);
+  for (const flag of ours) {
+    if (flag.after !== TURBOFAN_ON || options.turbofan !== false) setFlagsFromString(flag.after);
+  }
 }
 
 /**

@@ -1,5 +1,13 @@
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import {
+  copyFileSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildSync } from 'esbuild';
@@ -32,20 +40,33 @@ const optimized = (trace: string, name: string) =>
     trace,
   );
 
-/** `script` run by node with a V8 trace flag (and `nodeFlags`, `env`); its output. */
+/**
+ * `script` run by node with a V8 trace flag (and `nodeFlags`, `env`); its output. The script is a file, not --eval:
+ * the start-up mode reads node's arguments for the user's V8 settings, and would take the script's words for some.
+ */
 function traced(
   traceFlag: string,
   script: string,
   nodeFlags: string[] = [],
   env: NodeJS.ProcessEnv = {},
 ): string {
-  const child = spawnSync(
-    process.execPath,
-    [...nodeFlags, traceFlag, '--import', 'tsx', '--input-type=module', '--eval', script],
-    { cwd: ROOT, encoding: 'utf8', env: { ...process.env, ...env } },
-  );
-  expect(child.status, child.stderr).toBe(0);
-  return child.stdout;
+  const dir = mkdtempSync(join(tmpdir(), 'start-up-mode-'));
+  try {
+    writeFileSync(join(dir, 'script.mjs'), script);
+    const child = spawnSync(
+      process.execPath,
+      [...nodeFlags, traceFlag, '--import', 'tsx', join(dir, 'script.mjs')],
+      {
+        cwd: ROOT,
+        encoding: 'utf8',
+        env: { ...process.env, ...env },
+      },
+    );
+    expect(child.status, child.stderr).toBe(0);
+    return child.stdout;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 it('optimizes nothing while the command loads, and optimizes hot code again once it has loaded', () => {
@@ -53,6 +74,21 @@ it('optimizes nothing while the command loads, and optimizes hot code again once
   expect(trace).toContain('DONE');
   expect(optimized(trace, 'hotWhileLoading')).toBe(false);
   expect(optimized(trace, 'hotAfterwards')).toBe(true);
+});
+
+/** The same, leaving the mode as the agent does: TurboFan kept off. */
+const AGENT_SCRIPT = SCRIPT.replace('leaveStartUpMode();', 'leaveStartUpMode({ turbofan: false });');
+
+const compiledBy = (trace: string, name: string, tier: 'MAGLEV' | 'TURBOFAN') =>
+  new RegExp(`completed (optimizing|compiling) [^\\n]*<JSFunction ${name} [^\\n]*${tier}`).test(trace);
+
+it('leaves the mode with Maglev alone for the agent, unless the user turned TurboFan on', () => {
+  const trace = traced('--trace-opt', AGENT_SCRIPT);
+  expect(trace).toContain('DONE');
+  expect(compiledBy(trace, 'hotAfterwards', 'MAGLEV')).toBe(true);
+  expect(compiledBy(trace, 'hotAfterwards', 'TURBOFAN')).toBe(false);
+  const byUser = traced('--trace-opt', AGENT_SCRIPT, ['--turbofan']);
+  expect(compiledBy(byUser, 'hotAfterwards', 'TURBOFAN')).toBe(true);
 });
 
 /** Garbage left by loading, collected the way an agent does once it has started; then what the heap holds. */

@@ -22,13 +22,17 @@ export class AgentProcess {
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   private readonly child: ChildProcess;
 
-  /** `prefix` wraps the command line (e.g. setpriv, to start it as another user). */
+  /**
+   * `prefix` wraps the command line (e.g. setpriv, to start it as another user); `options.nodeFlags` are given to
+   * node before the agent's script (V8's flags, --cpu-prof).
+   */
   constructor(
     readonly env: Record<string, string>,
     prefix: readonly string[] = [],
-    options: { built?: boolean } = {},
+    options: { built?: boolean; nodeFlags?: readonly string[] } = {},
   ) {
-    const command = [...prefix, ...vantageCommand('agent', options.built)];
+    const [node = '', ...script] = vantageCommand('agent', options.built);
+    const command = [...prefix, node, ...(options.nodeFlags ?? []), ...script];
     const [file = '', ...args] = command;
     this.child = spawn(file, args, {
       cwd: ROOT,
