@@ -60,7 +60,7 @@ export interface AgentOptions {
   onRunnerLoaded?: () => void;
   /** The CPUs AGENT_THREADS=auto sizes for (those this process may use). */
   cores?: number;
-  /** When AGENT_THREADS=auto counts the main thread as busy (half of 5 s). */
+  /** When AGENT_THREADS=auto counts the main thread as busy (half of two 5-s windows in a row). */
   busyWatch?: BusyWatchOptions;
 }
 
