@@ -14,8 +14,8 @@ const SIGNAL_EXIT: Partial<Record<NodeJS.Signals, number>> = { SIGINT: 130, SIGT
 
 /**
  * At its first run the agent leaves the start-up mode with Maglev on and TurboFan off for good: what TurboFan spent
- * compiling the agent's hot paths was never paid back by faster code, in a burst (0.9–1.1 against 1.45–1.5 ms of CPU per
- * run over 1,000 runs) nor at 300 runs/s over seven minutes (docs/agent.md, "Maglev alone").
+ * compiling the agent's hot paths was never paid back by faster code, in a burst (0.9–1.1 against 1.45–1.5 ms of
+ * CPU per run over 1,000 runs) nor at 300 runs/s over seven minutes (docs/agent.md, "Maglev alone").
  */
 function leaveStartUpModeForRuns(): void {
   leaveStartUpMode({ turbofan: false });
