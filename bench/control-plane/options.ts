@@ -34,6 +34,8 @@ export interface BenchOptions extends Timing {
   agentThreads?: string;
   /** node's own flags for the real agent (V8's, e.g. --turbofan), split at spaces. */
   agentNodeFlags: string[];
+  /** node's own flags for each server, as agentNodeFlags. */
+  serverNodeFlags: string[];
   /** Credit each simulated agent grants (its runs at once). */
   credits: number;
   /** LOG_LEVEL of the server and the agent. */
@@ -112,6 +114,7 @@ export const USAGE = `usage: node --import tsx bench/control-plane.ts [options] 
   --job-concurrency N             JOB_CONCURRENCY of the real agent         (default 100)
   --agent-threads N|auto          AGENT_THREADS of the real agent           (default: the agent's, auto)
   --agent-node-flags 'F'          node's flags for the real agent, e.g. '--turbofan' (default none)
+  --server-node-flags 'F'         node's flags for each server              (default none)
   --credits N                     runs each simulated agent holds at once   (default 1000)
   --log-level L                   LOG_LEVEL of server and agent             (default WARN)
   --no-build                      skip npm run build (dist/ is current)
@@ -120,6 +123,11 @@ export const USAGE = `usage: node --import tsx bench/control-plane.ts [options] 
   --profile-dir DIR               with --cpu-profile: keep each process's whole profile (.cpuprofile, for
                                   Chrome DevTools) in DIR
 PostgreSQL: BENCH_DATABASE_URL or TEST_DATABASE_URL, else scripts/start-test-postgres.sh; a fresh database per row.`;
+
+/** A flag's value split at spaces; none when absent. */
+function words(value: string | undefined): string[] {
+  return (value ?? '').split(/\s+/).filter(Boolean);
+}
 
 function list<T>(value: string | undefined, fallback: T[], parse: (item: string) => T): T[] {
   return value === undefined ? fallback : value.split(',').map((item) => parse(item.trim()));
@@ -169,6 +177,7 @@ export function parseOptions(argv: string[]): BenchOptions {
       'job-concurrency': { type: 'string' },
       'agent-threads': { type: 'string' },
       'agent-node-flags': { type: 'string' },
+      'server-node-flags': { type: 'string' },
       credits: { type: 'string' },
       'log-level': { type: 'string' },
       'no-build': { type: 'boolean' },
@@ -213,7 +222,8 @@ export function parseOptions(argv: string[]): BenchOptions {
     drainS: whole('drain', 0)(values.drain ?? '20'),
     jobConcurrency: whole('job-concurrency', 1)(values['job-concurrency'] ?? '100'),
     agentThreads: values['agent-threads'],
-    agentNodeFlags: (values['agent-node-flags'] ?? '').split(/\s+/).filter(Boolean),
+    agentNodeFlags: words(values['agent-node-flags']),
+    serverNodeFlags: words(values['server-node-flags']),
     credits: whole('credits', 1)(values.credits ?? '1000'),
     logLevel: values['log-level'] ?? 'WARN',
     build: !values['no-build'],

@@ -45,13 +45,7 @@ export async function runScenario(scenario: Scenario, options: BenchOptions): Pr
     const store = await createStore(scenario.store);
     teardown.add('remove the store', () => store.remove());
     say('starting the control plane');
-    const { servers, key } = await startServers(
-      store,
-      scenario.replicas,
-      options.logLevel,
-      teardown,
-      options.cpuProfile,
-    );
+    const { servers, key } = await startServers(store, scenario.replicas, options, teardown);
     const api = apiOf(servers[0]?.port ?? 0, key);
     const location = await createLocation(api);
     const target = mode === 'real' ? await startArrivalTarget() : null;

@@ -23,16 +23,15 @@ export class AgentProcess {
   private readonly child: ChildProcess;
 
   /**
-   * `prefix` wraps the command line (e.g. setpriv, to start it as another user); `options.nodeFlags` are given to
-   * node before the agent's script (V8's flags, --cpu-prof).
+   * `prefix` wraps the command line (e.g. setpriv, to start it as another user); `options.nodeFlags` go to node
+   * (`vantageCommand`).
    */
   constructor(
     readonly env: Record<string, string>,
     prefix: readonly string[] = [],
     options: { built?: boolean; nodeFlags?: readonly string[] } = {},
   ) {
-    const [node = '', ...script] = vantageCommand('agent', options.built);
-    const command = [...prefix, node, ...(options.nodeFlags ?? []), ...script];
+    const command = [...prefix, ...vantageCommand('agent', options.built, options.nodeFlags)];
     const [file = '', ...args] = command;
     this.child = spawn(file, args, {
       cwd: ROOT,

@@ -10,8 +10,9 @@ export class ServerProcess {
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   private readonly child: ChildProcess;
 
-  constructor(env: Record<string, string>, options: { built?: boolean } = {}) {
-    const [file = '', ...args] = vantageCommand('server', options.built);
+  /** `options.nodeFlags` go to node (`vantageCommand`). */
+  constructor(env: Record<string, string>, options: { built?: boolean; nodeFlags?: readonly string[] } = {}) {
+    const [file = '', ...args] = vantageCommand('server', options.built, options.nodeFlags);
     this.child = spawn(file, args, {
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', HOST: '127.0.0.1', ...env },

@@ -5,10 +5,15 @@ export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 /**
  * The command line of `vantage <command>`: from source through tsx (tests), or the build in dist/ (benchmarks,
- * after `npm run build`), so that a measurement does not include the transpiler.
+ * after `npm run build`), so that a measurement does not include the transpiler; `nodeFlags` go to node first
+ * (V8's flags, --cpu-prof).
  */
-export function vantageCommand(command: 'server' | 'agent', built = false): string[] {
+export function vantageCommand(
+  command: 'server' | 'agent',
+  built = false,
+  nodeFlags: readonly string[] = [],
+): string[] {
   return built
-    ? [process.execPath, `${ROOT}dist/cli/main.js`, command]
-    : [process.execPath, '--import', 'tsx', `${ROOT}src/cli/main.ts`, command];
+    ? [process.execPath, ...nodeFlags, `${ROOT}dist/cli/main.js`, command]
+    : [process.execPath, ...nodeFlags, '--import', 'tsx', `${ROOT}src/cli/main.ts`, command];
 }
