@@ -113,8 +113,9 @@ export const USAGE = `usage: node --import tsx bench/control-plane.ts [options] 
   --drain S                       seconds a window's run may still arrive after it (default 20)
   --job-concurrency N             JOB_CONCURRENCY of the real agent         (default 100)
   --agent-threads N|auto          AGENT_THREADS of the real agent           (default: the agent's, auto)
-  --agent-node-flags 'F'          node's flags for the real agent, e.g. '--turbofan' (default none)
-  --server-node-flags 'F'         node's flags for each server              (default none)
+  --agent-node-flags=F            node's flags for the real agent, space-separated (default none), e.g.
+                                  --agent-node-flags=--turbofan
+  --server-node-flags=F           node's flags for each server              (default none)
   --credits N                     runs each simulated agent holds at once   (default 1000)
   --log-level L                   LOG_LEVEL of server and agent             (default WARN)
   --no-build                      skip npm run build (dist/ is current)
