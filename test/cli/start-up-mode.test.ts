@@ -35,10 +35,9 @@ for (const until = Date.now() + 1000; Date.now() < until; ) hotAfterwards(200);
 console.log('DONE');
 `;
 
-const optimized = (trace: string, name: string) =>
-  new RegExp(`completed (optimizing|compiling) [^\\n]*<JSFunction ${name} [^\\n]*(TURBOFAN|MAGLEV)`).test(
-    trace,
-  );
+/** Whether V8 reports having compiled `name` with one of `tiers` (by default either optimising compiler). */
+const optimized = (trace: string, name: string, tiers = 'TURBOFAN|MAGLEV') =>
+  new RegExp(`completed (optimizing|compiling) [^\\n]*<JSFunction ${name} [^\\n]*(${tiers})`).test(trace);
 
 /**
  * `script` run by node with a V8 trace flag (and `nodeFlags`, `env`); its output. The script is a file, not --eval:
@@ -79,16 +78,13 @@ it('optimizes nothing while the command loads, and optimizes hot code again once
 /** The same, leaving the mode as the agent does: TurboFan kept off. */
 const AGENT_SCRIPT = SCRIPT.replace('leaveStartUpMode();', 'leaveStartUpMode({ turbofan: false });');
 
-const compiledBy = (trace: string, name: string, tier: 'MAGLEV' | 'TURBOFAN') =>
-  new RegExp(`completed (optimizing|compiling) [^\\n]*<JSFunction ${name} [^\\n]*${tier}`).test(trace);
-
 it('leaves the mode with Maglev alone for the agent, unless the user turned TurboFan on', () => {
   const trace = traced('--trace-opt', AGENT_SCRIPT);
   expect(trace).toContain('DONE');
-  expect(compiledBy(trace, 'hotAfterwards', 'MAGLEV')).toBe(true);
-  expect(compiledBy(trace, 'hotAfterwards', 'TURBOFAN')).toBe(false);
+  expect(optimized(trace, 'hotAfterwards', 'MAGLEV')).toBe(true);
+  expect(optimized(trace, 'hotAfterwards', 'TURBOFAN')).toBe(false);
   const byUser = traced('--trace-opt', AGENT_SCRIPT, ['--turbofan']);
-  expect(compiledBy(byUser, 'hotAfterwards', 'TURBOFAN')).toBe(true);
+  expect(optimized(byUser, 'hotAfterwards', 'TURBOFAN')).toBe(true);
 });
 
 /** Garbage left by loading, collected the way an agent does once it has started; then what the heap holds. */
