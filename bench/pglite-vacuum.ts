@@ -1,13 +1,14 @@
 /**
- * The retention prune's VACUUMs on PGlite (issue 14): PGlite runs no autovacuum, so a store's first prune (a day
- * after the retention period) is the first VACUUM its tables ever get, and PGlite runs it on the server's one
- * thread. This fills a migrated PGlite store with N runs as the queue writes them (a run inserted queued, leased,
- * finished; its session started and stopped; its result inserted), spread over 31 days, then runs the server's own
- * prune (src/server/retention/prune.ts) for the first day, and again for the next 10 minutes as the retention
- * loop would. Prints each VACUUM's time and the event loop's longest stall. A VACUUM is one statement, a stall
- * nothing can cut short, and reads every page no VACUUM saw before: the first prune's longest VACUUM per million
- * runs stored, extrapolated linearly to 30 days at 30 runs/s (77.8 million runs), is what a store of that size would
- * wait. (The prune's deletes go in batches, and the event loop turns after each of its statements.)
+ * The VACUUMs of a PGlite store (issue 14), which PGlite runs on the server's one thread: the server's own, as
+ * autovacuum would (src/server/store/vacuum.ts), and the retention prune's. This fills a migrated PGlite store with N
+ * runs as the queue writes them (a run inserted queued, leased, finished; its session started and stopped; its result
+ * inserted), spread over 31 days, 10,000 at a time, with the server's upkeep after each batch as its sweep would run
+ * it along the way; then it runs the server's own prune (src/server/retention/prune.ts) for the first day, and again
+ * for the next 10 minutes as the retention loop would. Prints each VACUUM's time and the event loop's longest stall.
+ * A VACUUM is one statement, a stall nothing can cut short, and reads every page no VACUUM saw before and every index
+ * entry: the longest VACUUM per million runs stored, extrapolated linearly to 30 days at 30 runs/s (77.8 million
+ * runs), is what a store of that size would wait. (The prune's deletes go in batches, and the event loop turns after
+ * each of its statements.)
  * Goal: that extrapolated VACUUM ≤ 1 s.
  * Run: npx tsx bench/pglite-vacuum.ts   (BENCH_RUNS, default 200,000)
  */
@@ -17,6 +18,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { pruneExpired } from '../src/server/retention/prune.js';
 import type { Db } from '../src/server/store/db.js';
 import { migrate } from '../src/server/store/migrate.js';
+import { vacuumTablesDue } from '../src/server/store/vacuum.js';
 import { storeFinishedRuns, watchingVacuums } from '../test/support/finished-runs.js';
 import { openFreshStore } from '../test/support/server.js';
 
@@ -72,23 +74,34 @@ const { db, drop } = await openFreshStore('pglite');
 try {
   await migrate(db);
   const filling = performance.now();
-  await storeFinishedRuns(db, { runs: RUNS, fromMs: START, days: DAYS });
+  const upkeep: { table: string; ms: number }[] = [];
+  const watched = watchingVacuums(db, (table, ms) => upkeep.push({ table, ms }));
+  await storeFinishedRuns(db, {
+    runs: RUNS,
+    fromMs: START,
+    days: DAYS,
+    afterBatch: async () => {
+      await db.query('SELECT pg_stat_force_next_flush()');
+      await vacuumTablesDue(watched);
+    },
+  });
   // As the server keeps its planner current (src/server/store/analyze.ts).
   await db.exec('ANALYZE');
+  const longest = upkeep.reduce((a, b) => (b.ms > a.ms ? b : a), { table: '-', ms: 0 });
   console.log(
-    `${RUNS} runs stored over ${DAYS} days in ${((performance.now() - filling) / 1000).toFixed(0)} s`,
+    `${RUNS} runs stored over ${DAYS} days in ${((performance.now() - filling) / 1000).toFixed(0)} s; the upkeep's ${upkeep.length} VACUUMs along the way took ${upkeep.reduce((sum, v) => sum + v.ms, 0).toFixed(0)} ms, the longest ${longest.ms.toFixed(0)} ms (${longest.table})`,
   );
   const first = await prune(db, START + DAY_MS);
   console.log(`first prune (a day): ${first.line}`);
   const next = await prune(db, START + DAY_MS + 600_000);
   console.log(`next prune (10 minutes later): ${next.line}`);
-  const perMillion = (first.vacuumMs * 1e6) / RUNS;
+  const perMillion = (Math.max(first.vacuumMs, longest.ms) * 1e6) / RUNS;
   const atMonth = (perMillion * MONTH_AT_30_PER_S) / 1e6;
   console.log(
-    `first prune's longest VACUUM: ${perMillion.toFixed(0)} ms per million runs stored; ${(atMonth / 1000).toFixed(0)} s for 30 days at 30 runs/s (${(MONTH_AT_30_PER_S / 1e6).toFixed(1)} million runs)`,
+    `longest VACUUM (upkeep or prune): ${perMillion.toFixed(0)} ms per million runs stored; ${(atMonth / 1000).toFixed(0)} s for 30 days at 30 runs/s (${(MONTH_AT_30_PER_S / 1e6).toFixed(1)} million runs)`,
   );
   const met = atMonth <= 1000;
-  console.log(`${met ? '✓' : '✗'} the first prune's longest VACUUM at 30 days of 30 runs/s ≤ 1 s`);
+  console.log(`${met ? '✓' : '✗'} the longest VACUUM at 30 days of 30 runs/s ≤ 1 s`);
   process.exitCode = met ? 0 : 1;
 } finally {
   await drop();

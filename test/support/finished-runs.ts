@@ -22,7 +22,12 @@ const RECORD = JSON.stringify({
 
 export async function storeFinishedRuns(
   db: Db,
-  { runs, fromMs, days }: { runs: number; fromMs: number; days: number },
+  {
+    runs,
+    fromMs,
+    days,
+    afterBatch,
+  }: { runs: number; fromMs: number; days: number; afterBatch?: (stored: number) => Promise<void> },
 ): Promise<void> {
   // The instant of run g (SQL, for generate_series's g).
   const at = `timestamptz 'epoch' + interval '1 millisecond' * (${fromMs} + (g::bigint * ${days * DAY_MS}) / ${runs})`;
@@ -67,6 +72,7 @@ export async function storeFinishedRuns(
         WHERE id IN ${ids('ses')}`,
       range,
     );
+    await afterBatch?.((range[1] ?? 0) + 1);
   }
 }
 
@@ -77,7 +83,8 @@ export function watchingVacuums(db: Db, seen: (table: string, ms: number) => voi
     exec: async (sql) => {
       const started = performance.now();
       await db.exec(sql);
-      if (sql.startsWith('VACUUM ')) seen(sql.slice('VACUUM '.length), performance.now() - started);
+      if (sql.startsWith('VACUUM '))
+        seen(sql.replace(/^VACUUM (\(.*?\) )?/, ''), performance.now() - started);
     },
   };
 }

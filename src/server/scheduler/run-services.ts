@@ -24,10 +24,11 @@ import type { RunsContext } from '../sessions/runs-context.js';
 import { deliverSubscriberMails, SUBSCRIBER_MAIL_PROBE } from '../status-pages/subscriber-mail.js';
 import { ANALYZE_LOOK_MS, analyzeChangedTables, CHANGED_TABLES_PROBE } from '../store/analyze.js';
 import type { Db } from '../store/db.js';
+import { VACUUM_DUE_PROBE, VACUUM_LOOK_MS, vacuumTablesDue } from '../store/vacuum.js';
 import { minuteOf, sampleLocationMetrics } from './metrics.js';
 import { DueProbeQuiet } from './quiet.js';
 import { Sweeper } from './sweeps.js';
-import { scheduleDueChecks, vacuumScheduleRows } from './tick.js';
+import { scheduleDueChecks } from './tick.js';
 
 /** Timings and the clock of the run machinery; tests inject a clock and short intervals. */
 export interface RunServiceOptions {
@@ -166,9 +167,16 @@ export class RunServices implements RunsContext {
           everyMs: settings.alertClockTickMs,
           run: async () => this.alertClockLoop.wake(),
         },
-        // PGlite has no autovacuum to keep its planner's view of the tables current.
+        // PGlite has no autovacuum to keep its planner's view of the tables current and their indexes free of
+        // dead entries.
         ...(db.kind === 'pglite'
           ? [
+              {
+                name: 'vacuuming tables',
+                probe: VACUUM_DUE_PROBE,
+                everyMs: VACUUM_LOOK_MS,
+                run: async () => void (await vacuumTablesDue(db)),
+              },
               {
                 name: 'analyzing changed tables',
                 probe: CHANGED_TABLES_PROBE,
@@ -275,13 +283,12 @@ export class RunServices implements RunsContext {
     this.publish(await expireUntakenRuns(this.db, this.clock(), this.onSessionFinished));
   }
 
-  /** Samples the queues once per minute, and vacuums the schedule rows on PGlite. */
+  /** Samples the queues once per minute. */
   async metricsTick(): Promise<void> {
     const now = this.clock();
     const minute = minuteOf(now).getTime();
     if (minute === this.sampledMinute) return;
     await sampleLocationMetrics(this.db, now);
-    await vacuumScheduleRows(this.db);
     this.sampledMinute = minute;
   }
 

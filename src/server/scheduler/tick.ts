@@ -191,12 +191,3 @@ function nextDueAfter(
   if (left != null) times.push(new Date(left).getTime());
   return new Date(Math.min(...times));
 }
-
-/**
- * Every claim rewrites its row, and PGlite has no autovacuum: without this the table and its index would grow by
- * every claim ever made (and the idle probe slow down with them). Once a minute keeps them at a few claims per
- * row. PostgreSQL's autovacuum does the same on its own.
- */
-export async function vacuumScheduleRows(db: Db): Promise<void> {
-  if (db.kind === 'pglite') await db.exec('VACUUM check_schedules');
-}
