@@ -134,6 +134,15 @@ describe('tables vacuumed as their rows die (pglite)', () => {
 describe.runIf(STORES.includes('postgres'))('tables vacuumed as their rows die (postgres)', () => {
   const store = freshStore('postgres');
 
+  it('has autovacuum visit the runs at the share PGlite is vacuumed at', async () => {
+    const { db } = store;
+    await migrate(db);
+    const [row] = await db.query<{ options: string[] }>(
+      "SELECT reloptions AS options FROM pg_class WHERE oid = 'runs'::regclass",
+    );
+    expect(row?.options).toContain(`autovacuum_vacuum_scale_factor=${DEAD_SHARE}`);
+  });
+
   it('leaves PostgreSQL to its autovacuum', async () => {
     const { db } = store;
     await db.exec('CREATE TABLE marks (id text PRIMARY KEY, v int NOT NULL)');

@@ -18,6 +18,7 @@ import { agentConnectedAt } from './160-agent-connected-at.js';
 import { runPayloads } from './170-run-payloads.js';
 import { sessionKeys } from './180-session-keys.js';
 import { leanRunIndexes } from './190-lean-run-indexes.js';
+import { queueVacuum } from './200-queue-vacuum.js';
 
 export interface Migration {
   name: string;
@@ -50,4 +51,5 @@ export const MIGRATIONS: readonly Migration[] = [
   runPayloads,
   sessionKeys,
   leanRunIndexes,
+  queueVacuum,
 ];
