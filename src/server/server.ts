@@ -10,7 +10,7 @@ import { createRunServices, type RunServiceOptions, type RunServices } from './s
 import { lockDataDir, StartError } from './store/data-dir-lock.js';
 import { openDb } from './store/db.js';
 import { migrate } from './store/migrate.js';
-import { makeOwnerOnly } from './store/owner-only.js';
+import { type ListedFolders, makeOwnerOnly } from './store/owner-only.js';
 
 export { StartError };
 
@@ -65,11 +65,13 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
   const lock = config.databaseUrl ? null : await lockDataDir(config.dataDir);
   const cleanups: (() => Promise<void>)[] = [async () => lock?.release()];
+  // Each sweep of the data folder after the first looks only at the folders that changed since.
+  const listed: ListedFolders = new Map();
   const cleanUp = async () => {
     for (const step of cleanups.reverse()) await step().catch(() => {});
   };
   try {
-    await makeOwnerOnly(config.dataDir);
+    await makeOwnerOnly(config.dataDir, listed);
     const db = await openDb({
       databaseUrl: config.databaseUrl,
       dataDir: config.databaseUrl ? undefined : config.dataDir,
@@ -77,10 +79,10 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     });
     cleanups.push(async () => {
       await db.close();
-      await makeOwnerOnly(config.dataDir);
+      await makeOwnerOnly(config.dataDir, listed);
     });
     await migrate(db);
-    await makeOwnerOnly(config.dataDir);
+    await makeOwnerOnly(config.dataDir, listed);
     const app = await createApp({
       db,
       version: options.version,
@@ -104,7 +106,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       `account ${bootstrap.accountId} (send it as x-service-account, or call GET /v1/accounts with the key alone)`,
     );
     runs.start(app);
-    const sweep = setInterval(() => void makeOwnerOnly(config.dataDir), OWNER_ONLY_SWEEP_MS).unref();
+    const sweep = setInterval(() => void makeOwnerOnly(config.dataDir, listed), OWNER_ONLY_SWEEP_MS).unref();
     const url = address.replace('0.0.0.0', '127.0.0.1').replace('[::]', '127.0.0.1');
     return running({ app, context, bootstrap, runs, url, sweep, release: cleanUp });
   } catch (error) {
