@@ -45,14 +45,21 @@ describe('the data folder made owner-only', () => {
     expect(modeOf(join(dir, 'PG_VERSION'))).toBe(0o600);
   });
 
-  it('catches, sweep after sweep, a file added or put in place of another since the last', async () => {
-    const wal = join(dir, 'pg_wal');
-    mkdirSync(wal);
-    looseFile(join(wal, '000000010000000000000001'));
+  /** A folder of `dir` holding one loose file, swept, and swept again a minute after its last change. */
+  async function sweptFolderOfOneFile(name: string, file: string): Promise<ListedFolders> {
+    const folder = join(dir, name);
+    mkdirSync(folder);
+    looseFile(join(folder, file));
     const listed: ListedFolders = new Map();
     await makeOwnerOnly(dir, listed);
-    settle(wal);
+    settle(folder);
     await makeOwnerOnly(dir, listed);
+    return listed;
+  }
+
+  it('catches, sweep after sweep, a file added or put in place of another since the last', async () => {
+    const wal = join(dir, 'pg_wal');
+    const listed = await sweptFolderOfOneFile('pg_wal', '000000010000000000000001');
 
     looseFile(join(wal, '000000010000000000000002'));
     await makeOwnerOnly(dir, listed);
@@ -69,12 +76,7 @@ describe('the data folder made owner-only', () => {
 
   it('looks no more at the files of a folder that did not change since the last sweep', async () => {
     const base = join(dir, 'base');
-    mkdirSync(base);
-    looseFile(join(base, '16384'));
-    const listed: ListedFolders = new Map();
-    await makeOwnerOnly(dir, listed);
-    settle(base);
-    await makeOwnerOnly(dir, listed);
+    const listed = await sweptFolderOfOneFile('base', '16384');
     // Changed by hand: no file of the store changes its mode, so a settled folder's files are not looked at.
     chmodSync(join(base, '16384'), 0o644);
     await makeOwnerOnly(dir, listed);
