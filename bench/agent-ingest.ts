@@ -27,6 +27,7 @@ import { freshPostgresDatabase, STORES, type Store } from '../test/support/serve
 import { freePort, processApi, ServerProcess } from '../test/support/server-process.js';
 import { apiCheck } from './agent-ingest/check.js';
 import { cpuSeconds } from './control-plane/proc.js';
+import { words } from './support.js';
 
 const RUNS = Number(process.argv[2] ?? 1000);
 const ONLY_STORE = process.argv[3] ?? '';
@@ -113,7 +114,7 @@ async function measure(store: Store) {
       ...(process.env.AGENT_PROFILE_DIR
         ? ['--cpu-prof', `--cpu-prof-dir=${process.env.AGENT_PROFILE_DIR}`]
         : []),
-      ...(process.env.AGENT_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean),
+      ...words(process.env.AGENT_NODE_FLAGS),
     ];
     agent = new AgentProcess(
       {

@@ -21,6 +21,7 @@ import { migrate } from '../src/server/store/migrate.js';
 import { vacuumTablesDue } from '../src/server/store/vacuum.js';
 import { storeFinishedRuns, watchingVacuums } from '../test/support/finished-runs.js';
 import { openFreshStore } from '../test/support/server.js';
+import { flushStatistics } from '../test/support/statistics.js';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 200_000);
 const DAY_MS = 86_400_000;
@@ -81,7 +82,7 @@ try {
     fromMs: START,
     days: DAYS,
     afterBatch: async () => {
-      await db.query('SELECT pg_stat_force_next_flush()');
+      await flushStatistics(db);
       await vacuumTablesDue(watched);
     },
   });

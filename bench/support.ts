@@ -14,3 +14,8 @@ export function quantile(values: readonly number[], q: number): number {
 }
 
 export const median = (values: readonly number[]): number => quantile(values, 0.5);
+
+/** A setting's value split at spaces (node flags given as one string); none when absent. */
+export function words(value: string | undefined): string[] {
+  return (value ?? '').split(/\s+/).filter(Boolean);
+}

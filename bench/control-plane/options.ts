@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { words } from '../support.js';
 
 export type StoreKind = 'pglite' | 'postgres';
 /** `real`: one `vantage agent` process; `simulated`: in-bench agents that answer every run at once; `idle`: none. */
@@ -124,11 +125,6 @@ export const USAGE = `usage: node --import tsx bench/control-plane.ts [options] 
   --profile-dir DIR               with --cpu-profile: keep each process's whole profile (.cpuprofile, for
                                   Chrome DevTools) in DIR
 PostgreSQL: BENCH_DATABASE_URL or TEST_DATABASE_URL, else scripts/start-test-postgres.sh; a fresh database per row.`;
-
-/** A flag's value split at spaces; none when absent. */
-function words(value: string | undefined): string[] {
-  return (value ?? '').split(/\s+/).filter(Boolean);
-}
 
 function list<T>(value: string | undefined, fallback: T[], parse: (item: string) => T): T[] {
   return value === undefined ? fallback : value.split(',').map((item) => parse(item.trim()));

@@ -1,4 +1,5 @@
 import type { Db } from './db.js';
+import { TABLE_STATS, tablesWhere } from './table-stats.js';
 
 /**
  * A table is looked at once this many of its rows changed since it was last analyzed: PostgreSQL's autovacuum
@@ -17,9 +18,8 @@ const RESIZED = 'abs(s.n_live_tup - greatest(c.reltuples, 0)) >= 50 + 0.1 * grea
 /** How long a table whose rows changed but not their number keeps the statistics of its last ANALYZE. */
 export const RESTATE_MINUTES = 10;
 
-/** Tables due for an ANALYZE at `$1` (the time now). */
-const DUE = `FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid
-  WHERE ${CHANGED}
+/** Whether a table is due for an ANALYZE at `$1` (the time now). */
+const DUE = `${CHANGED}
     AND (${RESIZED} OR s.last_analyze IS NULL
          OR s.last_analyze <= $1::timestamptz - interval '${RESTATE_MINUTES} minutes')`;
 
@@ -37,7 +37,7 @@ export const ANALYZE_STATISTICS_TARGET = 10;
 export const ANALYZE_LOOK_MS = 10_000;
 
 /** Whether a table of a PGlite store is due for an ANALYZE: one read of its statistics, for the sweeps. */
-export const CHANGED_TABLES_PROBE = `EXISTS (SELECT 1 ${DUE})`;
+export const CHANGED_TABLES_PROBE = `EXISTS (SELECT 1 FROM ${TABLE_STATS} WHERE ${DUE})`;
 
 /**
  * Analyzes the tables of a PGlite store whose size changed by the share autovacuum would wait for, or whose rows
@@ -52,11 +52,7 @@ export const CHANGED_TABLES_PROBE = `EXISTS (SELECT 1 ${DUE})`;
  */
 export async function analyzeChangedTables(db: Db, now = new Date()): Promise<string[]> {
   if (db.kind !== 'pglite') return [];
-  const rows = await db.query<{ name: string }>(
-    `SELECT format('%I.%I', s.schemaname, s.relname) AS name ${DUE} ORDER BY s.relname`,
-    [now],
-  );
-  const tables = rows.map((r) => r.name);
+  const tables = await tablesWhere(db, DUE, [now]);
   // One at a time: the statements waiting for PGlite run between them. The three statements are one implicit
   // transaction: a failed ANALYZE takes its SET back with it.
   for (const table of tables) {

@@ -1,4 +1,5 @@
 import type { Db } from './db.js';
+import { TABLE_STATS, tablesWhere } from './table-stats.js';
 
 /**
  * The share of a table's rows (`reltuples`) that may be dead before it is vacuumed, plus DEAD_ROWS_MIN. PostgreSQL's
@@ -20,15 +21,14 @@ const INSERTED_ROWS_MIN = 1000;
  * `n_dead_tup` counts the row versions an update or a delete left that an index may still point to (pruning a page
  * keeps their line pointers, and the count, for VACUUM).
  */
-const DUE = `FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid
-  WHERE s.n_dead_tup >= ${DEAD_ROWS_MIN} + ${DEAD_SHARE} * greatest(c.reltuples, 0)
+const DUE = `s.n_dead_tup >= ${DEAD_ROWS_MIN} + ${DEAD_SHARE} * greatest(c.reltuples, 0)
      OR s.n_ins_since_vacuum >= ${INSERTED_ROWS_MIN} + ${INSERTED_SHARE} * greatest(c.reltuples, 0)`;
 
 /** How often a PGlite store is asked whether a table is due (autovacuum's own look is once a minute). */
 export const VACUUM_LOOK_MS = 10_000;
 
 /** Whether a table of a PGlite store is due for a VACUUM: one read of its statistics, for the sweeps. */
-export const VACUUM_DUE_PROBE = `EXISTS (SELECT 1 ${DUE})`;
+export const VACUUM_DUE_PROBE = `EXISTS (SELECT 1 FROM ${TABLE_STATS} WHERE ${DUE})`;
 
 /**
  * Vacuums the tables of a PGlite store whose dead rows reached DEAD_SHARE, or whose new rows INSERTED_SHARE;
@@ -49,10 +49,7 @@ export const VACUUM_DUE_PROBE = `EXISTS (SELECT 1 ${DUE})`;
  */
 export async function vacuumTablesDue(db: Db): Promise<string[]> {
   if (db.kind !== 'pglite') return [];
-  const rows = await db.query<{ name: string }>(
-    `SELECT format('%I.%I', s.schemaname, s.relname) AS name ${DUE} ORDER BY s.relname`,
-  );
-  const tables = rows.map((r) => r.name);
+  const tables = await tablesWhere(db, DUE);
   for (const table of tables) await db.exec(`VACUUM (INDEX_CLEANUP ON) ${table}`);
   return tables;
 }

@@ -14,6 +14,7 @@ import {
   TestClock,
   type TestServer,
 } from '../../support/server.js';
+import { flushStatistics } from '../../support/statistics.js';
 
 const at = (iso: string) => new Date(iso);
 
@@ -172,9 +173,8 @@ describe.each(STORES)('schedule rows (%s)', (store) => {
           await tick();
           clock.advance(10_000);
         }
-        // What the server's sweeps do every 10 s: the counts of dead rows reach the statistics at most once a
-        // second otherwise.
-        await db().query('SELECT pg_stat_force_next_flush()');
+        // What the server's sweeps do every 10 s.
+        await flushStatistics(db());
         await server.server.runs.sweeper.tick(true);
       };
       await minute();

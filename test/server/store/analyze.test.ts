@@ -9,11 +9,7 @@ import type { Db } from '../../../src/server/store/db.js';
 import { migrate } from '../../../src/server/store/migrate.js';
 import { freshStoreForEachTest } from '../../support/fresh-store.js';
 import { STORES, type Store } from '../../support/server.js';
-
-/** Makes this session's counts of changed rows reach the statistics (sent at most once a second otherwise). */
-async function flushStatistics(db: Db): Promise<void> {
-  await db.query('SELECT pg_stat_force_next_flush()');
-}
+import { flushStatistics } from '../../support/statistics.js';
 
 async function lastAnalyzed(db: Db, table: string): Promise<Date | null> {
   await flushStatistics(db);

@@ -5,11 +5,7 @@ import { migrate } from '../../../src/server/store/migrate.js';
 import { DEAD_SHARE, INSERTED_SHARE, vacuumTablesDue } from '../../../src/server/store/vacuum.js';
 import { freshStoreForEachTest } from '../../support/fresh-store.js';
 import { STORES, type Store } from '../../support/server.js';
-
-/** Makes this session's counts of dead rows reach the statistics (sent at most once a second otherwise). */
-async function flushStatistics(db: Db): Promise<void> {
-  await db.query('SELECT pg_stat_force_next_flush()');
-}
+import { flushStatistics } from '../../support/statistics.js';
 
 function freshStore(store: Store) {
   const context = { db: undefined as unknown as Db };
