@@ -1,5 +1,5 @@
 import { withResultNote } from '../../checks/index.js';
-import { storableCopy } from '../store/unstorable.js';
+import { markStorable, storableCopy } from '../store/unstorable.js';
 
 /**
  * A result upload the store can keep: a target's NUL characters and lone surrogates (a JSON body with "\ud800"),
@@ -13,12 +13,12 @@ export function storableUpload(body: unknown): unknown {
   const result = upload.result;
   if (typeof result !== 'object' || result === null || Array.isArray(result)) return upload;
   const note = `${replaced} character(s) the store cannot keep (U+0000, lone UTF-16 surrogates) were replaced by U+FFFD`;
-  return { ...upload, result: withResultNote(result as Record<string, unknown>, note) };
+  return markStorable({ ...upload, result: withResultNote(result as Record<string, unknown>, note) });
 }
 
 /** `storableUpload` for each upload of a batch (`{results: [...]}`); anything else is left to validation. */
 export function storableBatch(body: unknown): unknown {
   const results = (body as { results?: unknown } | null)?.results;
   if (!Array.isArray(results)) return body;
-  return { ...(body as object), results: results.map(storableUpload) };
+  return markStorable({ ...(body as object), results: markStorable(results.map(storableUpload)) });
 }

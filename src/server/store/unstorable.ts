@@ -20,6 +20,13 @@ function unstorableReason(text: string): string {
 type Path = (string | number)[];
 
 /**
+ * Values known to hold only text the store can keep: what `storableCopy` returned. A result batch is walked once, to
+ * make it storable; the validation of the batch and of each of its results then skips what that walk cleared,
+ * where it walked every string of every result again, twice.
+ */
+const cleared = new WeakSet<object>();
+
+/**
  * Whether any string of a JSON-like value, or any key, holds text the store cannot keep. The common answer is no,
  * for every body and result: this walk keeps no paths, and only a yes pays for `unstorablePaths` to find where.
  * Without recursion: a value nested thousands of levels deep cannot overflow the stack.
@@ -30,9 +37,11 @@ function holdsUnstorable(value: unknown): boolean {
     const item = stack.pop();
     if (typeof item === 'string') {
       if (isUnstorable(item)) return true;
+    } else if (typeof item !== 'object' || item === null || cleared.has(item)) {
+      // a number, a boolean, null, or a value storableCopy returned
     } else if (Array.isArray(item)) {
       for (const child of item) stack.push(child);
-    } else if (typeof item === 'object' && item !== null) {
+    } else {
       for (const key of Object.keys(item)) {
         if (isUnstorable(key)) return true;
         stack.push((item as Record<string, unknown>)[key]);
@@ -103,6 +112,16 @@ export function storableCopy(value: unknown): { value: unknown; replaced: number
     if (Array.isArray(item)) return item.map((child) => copy(child, depth + 1));
     return Object.fromEntries(Object.entries(item).map(([key, child]) => [fix(key), copy(child, depth + 1)]));
   };
-  if (!holdsUnstorable(value)) return { value, replaced: 0 };
-  return { value: copy(value, 0), replaced };
+  const storable = holdsUnstorable(value) ? copy(value, 0) : value;
+  if (typeof storable === 'object' && storable !== null) cleared.add(storable);
+  return { value: storable, replaced };
+}
+
+/**
+ * Marks a value built of parts that `storableCopy` returned (and of text the store can keep) as storable, so that
+ * its validation does not walk those parts again.
+ */
+export function markStorable<T extends object>(value: T): T {
+  cleared.add(value);
+  return value;
 }

@@ -240,6 +240,38 @@ describe.each(STORES)('results the control plane keeps (%s)', (store) => {
       ).toBe(200);
     });
 
+    it('keeps the results of a batch that hold NUL or a lone surrogate, replaced and noted, beside the others', async () => {
+      const [nul, plain, surrogate, flagless] = [
+        await leasedRun('holder', SINGLE),
+        await leasedRun('holder', SINGLE),
+        await leasedRun('holder', SINGLE),
+        await leasedRun('holder', SINGLE),
+      ];
+      const { isDegraded: _, ...withoutFlag } = withBody('\ud800');
+      const answer = await agent.postBatch([
+        agent.upload(nul.message, withBody('a\u0000b')),
+        agent.upload(plain.message, withBody('plain')),
+        agent.upload(surrogate.message, withBody('{"name":"\udc00"}')),
+        agent.upload(flagless.message, withoutFlag),
+      ]);
+      expect(answer.body.results.map((r: { statusCode: number }) => r.statusCode)).toEqual([
+        200, 200, 200, 400,
+      ]);
+      // Made storable, a result is still validated: the one without its flag is refused, not recorded.
+      expect(answer.body.results[3].attributes.errors).toEqual([
+        expect.objectContaining({ field: 'results[3].result.isDegraded' }),
+      ]);
+      const kept = async (run: { sessionId: string }) => (await session(run.sessionId)).results[0];
+      expect((await kept(nul)).apiCheckResult.response.body).toBe('a\ufffdb');
+      expect((await kept(nul)).notes).toEqual([
+        expect.stringContaining('1 character(s) the store cannot keep'),
+      ]);
+      expect((await kept(plain)).apiCheckResult.response.body).toBe('plain');
+      expect((await kept(plain)).notes ?? []).toEqual([]);
+      expect((await kept(surrogate)).apiCheckResult.response.body).toBe('{"name":"\ufffd"}');
+      expect((await session(flagless.sessionId)).status).toBe('RUNNING');
+    });
+
     it('records two copies of one run in one batch once: the first, then a duplicate', async () => {
       const { sessionId, message } = await leasedRun('holder', SINGLE);
       const answer = await agent.postBatch([
