@@ -1,28 +1,40 @@
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../common/errors.js';
+import { markStorableTree } from '../store/unstorable.js';
 
 /** Deepest nesting of objects and arrays a JSON body may have; the API's own bodies stay far below it. */
 export const MAX_JSON_DEPTH = 100;
 
+/** The escapes of text the store cannot keep: `\u0000`, and `\ud800`–`\udfff` (a surrogate, alone or not). */
+function unstorableEscapeAt(text: string, backslash: number): boolean {
+  if (text.charCodeAt(backslash + 1) !== 0x75) return false; // not \u
+  const hex = text.slice(backslash + 2, backslash + 6).toLowerCase();
+  return hex === '0000' || (hex[0] === 'd' && '89abcdef'.includes(hex[1] ?? ''));
+}
+
 /**
  * How deep a JSON text nests, counted without parsing (brackets inside strings do not count), stopping as soon as
- * it passes `limit`: recursive code further on (validation, the store's JSON) never sees a deeper value.
+ * it passes `limit`: recursive code further on (validation, the store's JSON) never sees a deeper value. Also
+ * whether an escape in it may be text the store cannot keep: a JSON text can hold U+0000 or a lone surrogate only
+ * as an escape (a raw control character is not JSON, and a body decoded from UTF-8 holds no lone surrogate).
  */
-function jsonDepthOver(text: string, limit: number): boolean {
+function scanJson(text: string, limit: number): { tooDeep: boolean; mayBeUnstorable: boolean } {
   let depth = 0;
   let inString = false;
+  let mayBeUnstorable = false;
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i);
     if (inString) {
-      if (code === 0x5c)
-        i++; // backslash: skip the escaped character
-      else if (code === 0x22) inString = false;
+      if (code === 0x5c) {
+        mayBeUnstorable ||= unstorableEscapeAt(text, i);
+        i++; // the escaped character
+      } else if (code === 0x22) inString = false;
     } else if (code === 0x22) inString = true;
     else if (code === 0x7b || code === 0x5b) {
-      if (++depth > limit) return true;
+      if (++depth > limit) return { tooDeep: true, mayBeUnstorable };
     } else if (code === 0x7d || code === 0x5d) depth--;
   }
-  return false;
+  return { tooDeep: false, mayBeUnstorable };
 }
 
 function bodyError(message: string, rule: string): ApiError {
@@ -50,7 +62,8 @@ function refusal(text: string): ApiError {
 
 /**
  * JSON bodies as Fastify parses them (prototype-poisoning checks included), refused with 400 when nested too deep
- * or poisoned, each with its reason. An empty body is no body: clients send `Content-Type: application/json` on a
+ * or poisoned, each with its reason. A body with no escape of text the store cannot keep is marked storable, so
+ * that nothing walks its strings again to look for such text. An empty body is no body: clients send `Content-Type: application/json` on a
  * DELETE without one, and routes that need a body name the fields it lacks.
  */
 export function registerJsonBodyParser(app: FastifyInstance): void {
@@ -62,7 +75,8 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
       done(null, undefined);
       return;
     }
-    if (jsonDepthOver(text, MAX_JSON_DEPTH)) {
+    const scanned = scanJson(text, MAX_JSON_DEPTH);
+    if (scanned.tooDeep) {
       done(
         bodyError(
           `JSON nests deeper than ${MAX_JSON_DEPTH} levels`,
@@ -72,6 +86,9 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
       );
       return;
     }
-    parse(request, text, (error, value) => done(error ? refusal(text) : null, value));
+    parse(request, text, (error, value) => {
+      if (error) done(refusal(text), undefined);
+      else done(null, scanned.mayBeUnstorable ? value : markStorableTree(value));
+    });
   });
 }

@@ -20,9 +20,10 @@ function unstorableReason(text: string): string {
 type Path = (string | number)[];
 
 /**
- * Values known to hold only text the store can keep: what `storableCopy` returned. A result batch is walked once, to
- * make it storable; the validation of the batch and of each of its results then skips what that walk cleared,
- * where it walked every string of every result again, twice.
+ * Values known to hold only text the store can keep: JSON bodies whose text held no escape of such text
+ * (src/server/http/json-body.ts), and what `storableCopy` returned. Walks that look for such text skip them: a
+ * result batch's strings were walked three times (to make it storable, to validate the batch, to validate each
+ * result), and every other body's once.
  */
 const cleared = new WeakSet<object>();
 
@@ -123,5 +124,21 @@ export function storableCopy(value: unknown): { value: unknown; replaced: number
  */
 export function markStorable<T extends object>(value: T): T {
   cleared.add(value);
+  return value;
+}
+
+/**
+ * Marks a value whose text is known to be storable, and the objects and arrays of its first two levels (a batch's
+ * list and its uploads, which are validated one by one): nothing walks their strings to look for text the store
+ * cannot keep.
+ */
+export function markStorableTree(value: unknown): unknown {
+  const mark = (item: unknown, levels: number): void => {
+    if (typeof item !== 'object' || item === null) return;
+    cleared.add(item);
+    if (levels === 0) return;
+    for (const child of Array.isArray(item) ? item : Object.values(item)) mark(child, levels - 1);
+  };
+  mark(value, 2);
   return value;
 }

@@ -224,6 +224,28 @@ describe.each(STORES)('authentication, isolation, errors and OpenAPI (%s)', (sto
       expect((await api.get('/v1/checks/a%00b')).status).toBe(400);
       expect((await api.get('/v1/checks?name=a%00b')).status).toBe(400);
     });
+    it('tells the escapes of unstorable text in a JSON text from those of text it can keep', async () => {
+      const variable = (key: string, valueJson: string) =>
+        api.call('POST', '/v1/variables', `{"key": "${key}", "value": ${valueJson}}`);
+      expect((await variable('UPPER', '"\\uD800"')).status).toBe(400);
+      expect((await variable('LOW', '"x\\udfff"')).status).toBe(400);
+      expect((await variable('NUL', '"\\u0000"')).status).toBe(400);
+      // A backslash escaped before "u0000" is text, and an escaped pair of surrogates is one character.
+      expect((await variable('SLASH', '"a\\\\u0000b"')).status).toBe(201);
+      expect((await variable('PAIR', '"\\ud83d\\ude00"')).status).toBe(201);
+      expect((await variable('PLAIN', '"\\u00e9\\n"')).status).toBe(201);
+      const values = (await api.get('/v1/variables')).body.map((v: { key: string; value: string }) => [
+        v.key,
+        v.value,
+      ]);
+      expect(values).toEqual(
+        expect.arrayContaining([
+          ['SLASH', 'a\\u0000b'],
+          ['PAIR', '😀'],
+          ['PLAIN', 'é\n'],
+        ]),
+      );
+    });
   });
 
   describe('GET /openapi.json', () => {
