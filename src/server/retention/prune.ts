@@ -2,6 +2,7 @@ import { rm } from 'node:fs/promises';
 import { setImmediate } from 'node:timers/promises';
 import { runArtifactsDir } from '../gateway/artifacts.js';
 import { payloadKeysBefore } from '../queue/payloads.js';
+import { OPEN_RUN_STATUSES } from '../sessions/store.js';
 import type { Db } from '../store/db.js';
 import { dropExpiredPartitions } from './partitions.js';
 import { DAY_MS } from './periods.js';
@@ -46,15 +47,15 @@ export interface PruneLimits {
 
 /**
  * Removes what is past its retention, children before parents so a prune cut short leaves nothing orphaned:
- * results (whole partitions on PostgreSQL), runs with their artifacts (files first, then rows), sessions without
- * runs, test sessions without sessions, old rollups. A run's result is stamped when the run finished, and a
+ * results (whole partitions on PostgreSQL), stopped sessions with their runs and the runs' artifacts (files first,
+ * then rows), test sessions without sessions, old rollups. A run's result is stamped when the run finished, and a
  * session stops after its runs, so one cutoff takes a run, its result, its artifacts and its session together.
  */
 export async function pruneExpired(db: Db, limits: PruneLimits): Promise<Pruned> {
   const { cutoff } = limits;
   const partitions = db.kind === 'postgres' ? await dropExpiredPartitions(db, cutoff) : 0;
   const results = await deleteInBatches(db, 'check_results', 'id', 'created_at < $1', cutoff);
-  const { runs, artifacts } = await pruneRuns(db, cutoff, limits.dataDir);
+  const { runs, artifacts, sessions } = await pruneSessions(db, cutoff, limits.dataDir);
   // A day's payloads go a day after the cutoff passed it: its runs may finish (and be pruned) the day after.
   const payloads = await deleteInBatches(
     db,
@@ -62,13 +63,6 @@ export async function pruneExpired(db: Db, limits: PruneLimits): Promise<Pruned>
     'key',
     'key < $1',
     payloadKeysBefore(new Date(cutoff.getTime() - DAY_MS)),
-  );
-  const sessions = await deleteInBatches(
-    db,
-    'check_sessions',
-    'id',
-    'stopped_at < $1 AND NOT EXISTS (SELECT 1 FROM runs WHERE runs.session_id = check_sessions.id)',
-    cutoff,
   );
   const testSessions = await deleteInBatches(
     db,
@@ -116,39 +110,80 @@ async function deleteInBatches(
   }
 }
 
-/** Runs that finished before the cutoff, a batch at a time: their artifact files, then their rows. */
-async function pruneRuns(
+/** Where a prune of sessions and runs has got to: the last session of its last batch, in the order it reads them. */
+interface SessionKey {
+  stoppedAt: Date | string;
+  id: string;
+}
+
+/** Runs still queued or leased: never in a stopped session, and never pruned if one were. */
+const OPEN = [...OPEN_RUN_STATUSES].map((status) => `'${status}'`).join(', ');
+
+/**
+ * Sessions that stopped before the cutoff, a batch at a time, with their runs: the runs' artifact files, then the
+ * rows of their artifacts and runs, then the sessions'. A session stops when its last run ends, so its runs ended
+ * before the cutoff too. They are found by their session (`runs_session`), which spares every run an entry in an
+ * index of runs by the time they ended (migration 210). Batches follow the sessions' stop, then id: a session kept
+ * (one with a run still open, which a stopped session never has) is not read again.
+ */
+async function pruneSessions(
   db: Db,
   cutoff: Date,
   dataDir: string,
-): Promise<{ runs: number; artifacts: number }> {
-  let runs = 0;
-  let artifacts = 0;
+): Promise<{ runs: number; artifacts: number; sessions: number }> {
+  const pruned = { runs: 0, artifacts: 0, sessions: 0 };
+  let after: SessionKey = { stoppedAt: '-infinity', id: '' };
   for (;;) {
-    const ids = (
-      await db.query<{ id: string }>(`SELECT id FROM runs WHERE finished_at < $1 LIMIT ${BATCH_ROWS}`, [
-        cutoff,
-      ])
+    const batch = await db.query<{ id: string; stopped_at: Date | string }>(
+      `SELECT id, stopped_at FROM check_sessions
+        WHERE stopped_at < $1 AND (stopped_at, id) > ($2::timestamptz, $3::text)
+        ORDER BY stopped_at, id LIMIT ${BATCH_ROWS}`,
+      [cutoff, after.stoppedAt, after.id],
+    );
+    const last = batch.at(-1);
+    if (!last) break;
+    after = { stoppedAt: last.stopped_at, id: last.id };
+    const sessionIds = batch.map((s) => s.id);
+    const runIds = (
+      await db.query<{ id: string }>(
+        `SELECT id FROM runs WHERE session_id = ANY($1::text[]) AND status NOT IN (${OPEN})`,
+        [sessionIds],
+      )
     ).map((r) => r.id);
-    if (ids.length === 0) break;
-    const stored = await db.query<{ account_id: string; run_id: string }>(
-      'SELECT DISTINCT account_id, run_id FROM artifacts WHERE run_id = ANY($1::text[])',
-      [ids],
-    );
-    for (const { account_id, run_id } of stored) {
-      await rm(runArtifactsDir(dataDir, account_id, run_id), { recursive: true, force: true });
-    }
+    pruned.artifacts += await deleteArtifactsOf(db, runIds, dataDir);
+    await db.query('DELETE FROM runs WHERE id = ANY($1::text[])', [runIds]);
+    pruned.runs += runIds.length;
     const [gone] = await db.query<{ n: number | string }>(
-      `WITH gone AS (DELETE FROM artifacts WHERE run_id = ANY($1::text[]) RETURNING 1) SELECT count(*) AS n FROM gone`,
-      [ids],
+      `WITH gone AS (
+         DELETE FROM check_sessions
+          WHERE id = ANY($1::text[]) AND NOT EXISTS (SELECT 1 FROM runs WHERE runs.session_id = check_sessions.id)
+         RETURNING 1
+       )
+       SELECT count(*) AS n FROM gone`,
+      [sessionIds],
     );
-    await db.query('DELETE FROM runs WHERE id = ANY($1::text[])', [ids]);
-    runs += ids.length;
-    artifacts += Number(gone?.n ?? 0);
+    pruned.sessions += Number(gone?.n ?? 0);
     await letOthersIn();
-    if (ids.length < BATCH_ROWS) break;
+    if (batch.length < BATCH_ROWS) break;
   }
-  return { runs, artifacts };
+  return pruned;
+}
+
+/** The artifacts of these runs: their files, then their rows; answers how many rows. */
+async function deleteArtifactsOf(db: Db, runIds: readonly string[], dataDir: string): Promise<number> {
+  if (runIds.length === 0) return 0;
+  const stored = await db.query<{ account_id: string; run_id: string }>(
+    'SELECT DISTINCT account_id, run_id FROM artifacts WHERE run_id = ANY($1::text[])',
+    [runIds],
+  );
+  for (const { account_id, run_id } of stored) {
+    await rm(runArtifactsDir(dataDir, account_id, run_id), { recursive: true, force: true });
+  }
+  const [gone] = await db.query<{ n: number | string }>(
+    `WITH gone AS (DELETE FROM artifacts WHERE run_id = ANY($1::text[]) RETURNING 1) SELECT count(*) AS n FROM gone`,
+    [runIds],
+  );
+  return Number(gone?.n ?? 0);
 }
 
 /**

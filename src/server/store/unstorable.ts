@@ -39,7 +39,7 @@ function holdsUnstorable(value: unknown): boolean {
     if (typeof item === 'string') {
       if (isUnstorable(item)) return true;
     } else if (typeof item !== 'object' || item === null || cleared.has(item)) {
-      // a number, a boolean, null, or a value storableCopy returned
+      // a number, a boolean, null, or a value known to be storable (`cleared`)
     } else if (Array.isArray(item)) {
       for (const child of item) stack.push(child);
     } else {

@@ -19,6 +19,7 @@ import { runPayloads } from './170-run-payloads.js';
 import { sessionKeys } from './180-session-keys.js';
 import { leanRunIndexes } from './190-lean-run-indexes.js';
 import { queueVacuum } from './200-queue-vacuum.js';
+import { runsBySession } from './210-runs-by-session.js';
 
 export interface Migration {
   name: string;
@@ -52,4 +53,5 @@ export const MIGRATIONS: readonly Migration[] = [
   sessionKeys,
   leanRunIndexes,
   queueVacuum,
+  runsBySession,
 ];
