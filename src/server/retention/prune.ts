@@ -144,15 +144,18 @@ async function pruneSessions(
     if (!last) break;
     after = { stoppedAt: last.stopped_at, id: last.id };
     const sessionIds = batch.map((s) => s.id);
+    await letOthersIn();
     const runIds = (
       await db.query<{ id: string }>(
         `SELECT id FROM runs WHERE session_id = ANY($1::text[]) AND status NOT IN (${OPEN})`,
         [sessionIds],
       )
     ).map((r) => r.id);
+    await letOthersIn();
     pruned.artifacts += await deleteArtifactsOf(db, runIds, dataDir);
     await db.query('DELETE FROM runs WHERE id = ANY($1::text[])', [runIds]);
     pruned.runs += runIds.length;
+    await letOthersIn();
     const [gone] = await db.query<{ n: number | string }>(
       `WITH gone AS (
          DELETE FROM check_sessions
