@@ -110,9 +110,12 @@ async function deleteInBatches(
   }
 }
 
-/** Where a prune of sessions and runs has got to: the last session of its last batch, in the order it reads them. */
+/**
+ * Where a prune of sessions and runs has got to: the last session of its last batch, in the order it reads them.
+ * Its stop as the store's text, to the microsecond (a Date would cut it to the millisecond).
+ */
 interface SessionKey {
-  stoppedAt: Date | string;
+  stoppedAt: string;
   id: string;
 }
 
@@ -134,8 +137,8 @@ async function pruneSessions(
   const pruned = { runs: 0, artifacts: 0, sessions: 0 };
   let after: SessionKey = { stoppedAt: '-infinity', id: '' };
   for (;;) {
-    const batch = await db.query<{ id: string; stopped_at: Date | string }>(
-      `SELECT id, stopped_at FROM check_sessions
+    const batch = await db.query<{ id: string; stopped_at: string }>(
+      `SELECT id, stopped_at::text AS stopped_at FROM check_sessions
         WHERE stopped_at < $1 AND (stopped_at, id) > ($2::timestamptz, $3::text)
         ORDER BY stopped_at, id LIMIT ${BATCH_ROWS}`,
       [cutoff, after.stoppedAt, after.id],
