@@ -2,7 +2,7 @@ import { rm } from 'node:fs/promises';
 import { setImmediate } from 'node:timers/promises';
 import { runArtifactsDir } from '../gateway/artifacts.js';
 import { payloadKeysBefore } from '../queue/payloads.js';
-import { OPEN_RUN_STATUSES } from '../sessions/store.js';
+import { OPEN_RUN_STATUSES_SQL } from '../sessions/store.js';
 import type { Db } from '../store/db.js';
 import { dropExpiredPartitions } from './partitions.js';
 import { DAY_MS } from './periods.js';
@@ -119,9 +119,6 @@ interface SessionKey {
   id: string;
 }
 
-/** Runs still queued or leased: never in a stopped session, and never pruned if one were. */
-const OPEN = [...OPEN_RUN_STATUSES].map((status) => `'${status}'`).join(', ');
-
 /**
  * Sessions that stopped before the cutoff, a batch at a time, with their runs: the runs' artifact files, then the
  * rows of their artifacts and runs, then the sessions'. A session stops when its last run ends, so its runs ended
@@ -150,7 +147,7 @@ async function pruneSessions(
     await letOthersIn();
     const runIds = (
       await db.query<{ id: string }>(
-        `SELECT id FROM runs WHERE session_id = ANY($1::text[]) AND status NOT IN (${OPEN})`,
+        `SELECT id FROM runs WHERE session_id = ANY($1::text[]) AND status NOT IN (${OPEN_RUN_STATUSES_SQL})`,
         [sessionIds],
       )
     ).map((r) => r.id);

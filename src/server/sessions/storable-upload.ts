@@ -20,5 +20,5 @@ export function storableUpload(body: unknown): unknown {
 export function storableBatch(body: unknown): unknown {
   const results = (body as { results?: unknown } | null)?.results;
   if (!Array.isArray(results)) return body;
-  return markStorable({ ...(body as object), results: markStorable(results.map(storableUpload)) });
+  return markStorable({ ...(body as object), results: results.map(storableUpload) });
 }

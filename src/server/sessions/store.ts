@@ -99,8 +99,11 @@ export interface RunCounts {
 /** The run statuses `RunCounts.open` counts. */
 export const OPEN_RUN_STATUSES: ReadonlySet<RunStatus> = new Set(['queued', 'leased']);
 
+/** OPEN_RUN_STATUSES as a list of SQL literals, for `status IN (…)`. */
+export const OPEN_RUN_STATUSES_SQL = [...OPEN_RUN_STATUSES].map((s) => `'${s}'`).join(', ');
+
 /** `RunCounts` as SQL over `runs`, grouped by the caller. */
-const RUN_COUNTS = `count(*) FILTER (WHERE status IN (${[...OPEN_RUN_STATUSES].map((s) => `'${s}'`).join(', ')})) AS open,
+const RUN_COUNTS = `count(*) FILTER (WHERE status IN (${OPEN_RUN_STATUSES_SQL})) AS open,
   count(*) AS total`;
 
 /** `RunCounts` from the counts' columns (PostgreSQL's count is a bigint, which comes as a string). */

@@ -1,5 +1,5 @@
 import type { Db } from './db.js';
-import { TABLE_STATS, tablesWhere } from './table-stats.js';
+import { anyTableWhere, tablesWhere } from './table-stats.js';
 
 /**
  * A table is looked at once this many of its rows changed since it was last analyzed: PostgreSQL's autovacuum
@@ -37,7 +37,7 @@ export const ANALYZE_STATISTICS_TARGET = 10;
 export const ANALYZE_LOOK_MS = 10_000;
 
 /** Whether a table of a PGlite store is due for an ANALYZE: one read of its statistics, for the sweeps. */
-export const CHANGED_TABLES_PROBE = `EXISTS (SELECT 1 FROM ${TABLE_STATS} WHERE ${DUE})`;
+export const CHANGED_TABLES_PROBE = anyTableWhere(DUE);
 
 /**
  * Analyzes the tables of a PGlite store whose size changed by the share autovacuum would wait for, or whose rows

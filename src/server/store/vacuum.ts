@@ -1,5 +1,5 @@
 import type { Db } from './db.js';
-import { TABLE_STATS, tablesWhere } from './table-stats.js';
+import { anyTableWhere, tablesWhere } from './table-stats.js';
 
 /**
  * The share of a table's rows (`reltuples`) that may be dead before it is vacuumed, plus DEAD_ROWS_MIN. PostgreSQL's
@@ -28,7 +28,7 @@ const DUE = `s.n_dead_tup >= ${DEAD_ROWS_MIN} + ${DEAD_SHARE} * greatest(c.reltu
 export const VACUUM_LOOK_MS = 10_000;
 
 /** Whether a table of a PGlite store is due for a VACUUM: one read of its statistics, for the sweeps. */
-export const VACUUM_DUE_PROBE = `EXISTS (SELECT 1 FROM ${TABLE_STATS} WHERE ${DUE})`;
+export const VACUUM_DUE_PROBE = anyTableWhere(DUE);
 
 /**
  * Vacuums the tables of a PGlite store whose dead rows reached DEAD_SHARE, or whose new rows INSERTED_SHARE;
