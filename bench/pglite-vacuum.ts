@@ -2,8 +2,9 @@
  * The VACUUMs of a PGlite store (issue 14), which PGlite runs on the server's one thread: the server's own, as
  * autovacuum would (src/server/store/vacuum.ts), and the retention prune's. This fills a migrated PGlite store with N
  * runs as the queue writes them (a run inserted queued, leased, finished; its session started and stopped; its result
- * inserted), spread over 31 days, 10,000 at a time, with the server's upkeep after each batch as its sweep would run
- * it along the way; then it runs the server's own prune (src/server/retention/prune.ts) for the first day, and again
+ * inserted; its results in day partitions), spread over 31 days, 10,000 at a time, with the server's upkeep after
+ * each batch as its sweep would run it along the way; then it runs the server's own prune
+ * (src/server/retention/prune.ts) for the first day, and again
  * for the next 10 minutes as the retention loop would. Prints each VACUUM's time and the event loop's longest stall.
  * A VACUUM is one statement, a stall nothing can cut short, and reads every page no VACUUM saw before and every index
  * entry: the longest VACUUM per million runs stored, extrapolated linearly to 30 days at 30 runs/s (77.8 million
@@ -15,6 +16,7 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { ensureResultPartitions } from '../src/server/retention/partitions.js';
 import { pruneExpired } from '../src/server/retention/prune.js';
 import type { Db } from '../src/server/store/db.js';
 import { migrate } from '../src/server/store/migrate.js';
@@ -26,7 +28,11 @@ import { flushStatistics } from '../test/support/statistics.js';
 const RUNS = Number(process.env.BENCH_RUNS ?? 200_000);
 const DAY_MS = 86_400_000;
 const DAYS = 31;
-const START = Date.parse('2026-11-01T00:00:00Z');
+/**
+ * The store's first day: tomorrow, after the partition of results the store began with (migration 220), so that
+ * each day's results go to a day partition, as they do once the retention job has run for a day.
+ */
+const START = Math.floor(Date.now() / DAY_MS) * DAY_MS + DAY_MS;
 const MONTH_AT_30_PER_S = 30 * 86_400 * 30;
 
 /**
@@ -74,6 +80,8 @@ async function prune(db: Db, cutoffMs: number): Promise<{ vacuumMs: number; line
 const { db, drop } = await openFreshStore('pglite');
 try {
   await migrate(db);
+  // The retention job makes each day's partition of results days ahead (src/server/retention/partitions.ts).
+  for (let day = 0; day < DAYS; day += 1) await ensureResultPartitions(db, new Date(START + day * DAY_MS));
   const filling = performance.now();
   const upkeep: { table: string; ms: number }[] = [];
   const watched = watchingVacuums(db, (table, ms) => upkeep.push({ table, ms }));

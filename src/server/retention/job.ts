@@ -20,7 +20,7 @@ export interface RetentionOutcome {
 }
 
 /**
- * One run of the retention job, on any replica at any time: partitions made ahead (PostgreSQL), closed hours rolled
+ * One run of the retention job, on any replica at any time: partitions made ahead, closed hours rolled
  * up, then whatever is past its retention removed. Raw results go only once rolled up: the cutoff is the start of
  * the UTC day `retentionDays` before now, or of the day rollups have reached when they lag behind.
  */
@@ -29,7 +29,7 @@ export async function runRetention(
   now: Date,
   settings: RetentionSettings,
 ): Promise<RetentionOutcome> {
-  const partitionsMade = db.kind === 'postgres' ? await ensureResultPartitions(db, now) : 0;
+  const partitionsMade = await ensureResultPartitions(db, now);
   const hoursRolledUp = await rollUpClosedHours(db, now);
   const retained = now.getTime() - settings.retentionDays * DAY_MS;
   const rolledUp = (await rolledUpUntil(db))?.getTime() ?? retained;

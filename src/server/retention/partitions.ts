@@ -2,9 +2,9 @@ import type { Db } from '../store/db.js';
 import { DAY_MS, dayName, dayOfName, periodStart } from './periods.js';
 
 /**
- * The day partitions of `check_results` on PostgreSQL (migration 050): `check_results_YYYYMMDD` holds that UTC
- * day, `check_results_before_YYYYMMDD` (the table as it was before partitioning) everything before that day, and
- * `check_results_default` whatever has no partition of its own.
+ * The day partitions of `check_results` (migration 050 on PostgreSQL, 220 on PGlite): `check_results_YYYYMMDD`
+ * holds that UTC day, `check_results_before_YYYYMMDD` (the table as it was before partitioning) everything before
+ * that day, and `check_results_default` whatever has no partition of its own.
  */
 
 /** Days made ahead of today: a job that fails, or a control plane that is down, has this long before it matters. */
@@ -92,6 +92,15 @@ async function makeDayPartition(db: Db, day: Date): Promise<boolean> {
     );
     return true;
   });
+}
+
+/**
+ * The partitions that may hold results from before `cutoff` once those ending by then are dropped: one that starts
+ * before it (or was not dropped) and the default partition. A prune deletes such rows one by one.
+ */
+export async function resultPartitionsBefore(db: Db, cutoff: Date): Promise<string[]> {
+  const reaching = (await resultPartitions(db)).filter((p) => p.from === null || p.from < cutoff);
+  return [...reaching.map((p) => p.name), DEFAULT_PARTITION];
 }
 
 /** Drops every partition that ends at or before `cutoff`, whole; returns how many it dropped. */

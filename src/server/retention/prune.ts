@@ -4,7 +4,7 @@ import { runArtifactsDir } from '../gateway/artifacts.js';
 import { payloadKeysBefore } from '../queue/payloads.js';
 import { OPEN_RUN_STATUSES_SQL } from '../sessions/store.js';
 import type { Db } from '../store/db.js';
-import { dropExpiredPartitions } from './partitions.js';
+import { dropExpiredPartitions, resultPartitionsBefore } from './partitions.js';
 import { DAY_MS } from './periods.js';
 
 /**
@@ -23,9 +23,9 @@ const letOthersIn = () => setImmediate();
 
 /** What one prune removed. */
 export interface Pruned {
-  /** Day partitions of results dropped whole (PostgreSQL). */
+  /** Day partitions of results dropped whole. */
   partitions: number;
-  /** Result rows deleted one by one (PGlite; on PostgreSQL only rows outside day partitions). */
+  /** Result rows deleted one by one: rows outside day partitions (the store's results from before it had them). */
   results: number;
   runs: number;
   /** Runs' payloads, kept once per check and day (src/server/queue/payloads.ts). */
@@ -47,13 +47,13 @@ export interface PruneLimits {
 
 /**
  * Removes what is past its retention, children before parents so a prune cut short leaves nothing orphaned:
- * results (whole partitions on PostgreSQL), stopped sessions with their runs and the runs' artifacts (files first,
+ * results (whole day partitions), stopped sessions with their runs and the runs' artifacts (files first,
  * then rows), test sessions without sessions, old rollups. A run's result is stamped when the run finished, and a
  * session stops after its runs, so one cutoff takes a run, its result, its artifacts and its session together.
  */
 export async function pruneExpired(db: Db, limits: PruneLimits): Promise<Pruned> {
   const { cutoff } = limits;
-  const partitions = db.kind === 'postgres' ? await dropExpiredPartitions(db, cutoff) : 0;
+  const partitions = await dropExpiredPartitions(db, cutoff);
   const results = await deleteInBatches(db, 'check_results', 'id', 'created_at < $1', cutoff);
   const { runs, artifacts, sessions } = await pruneSessions(db, cutoff, limits.dataDir);
   // A day's payloads go a day after the cutoff passed it: its runs may finish (and be pruned) the day after.
@@ -79,7 +79,7 @@ export async function pruneExpired(db: Db, limits: PruneLimits): Promise<Pruned>
     limits.rollupCutoff,
   );
   const pruned = { partitions, results, runs, payloads, artifacts, sessions, testSessions, rollups };
-  if (db.kind === 'pglite') await vacuumPruned(db, pruned);
+  if (db.kind === 'pglite') await vacuumPruned(db, pruned, cutoff);
   return pruned;
 }
 
@@ -191,11 +191,13 @@ async function deleteArtifactsOf(db: Db, runIds: readonly string[], dataDir: str
 
 /**
  * PGlite runs no autovacuum (it is one process): without a VACUUM the space of deleted rows would never be used
- * again and the store would grow as if nothing were deleted.
+ * again and the store would grow as if nothing were deleted. Of the results, only the partitions rows were deleted
+ * from one by one: a VACUUM of `check_results` would read every partition.
  */
-async function vacuumPruned(db: Db, pruned: Pruned): Promise<void> {
+async function vacuumPruned(db: Db, pruned: Pruned, cutoff: Date): Promise<void> {
+  const results = pruned.results === 0 ? [] : await resultPartitionsBefore(db, cutoff);
   const tables: [string, number][] = [
-    ['check_results', pruned.results],
+    ...results.map((partition): [string, number] => [partition, pruned.results]),
     ['runs', pruned.runs],
     ['run_payloads', pruned.payloads],
     ['artifacts', pruned.artifacts],

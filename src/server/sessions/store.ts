@@ -170,7 +170,7 @@ export interface NewResult {
 /**
  * Inserts results in one statement (the rows travel as one JSON array), each once: its run's `result_id` is
  * claimed in the same statement, so a second result of a run is refused by the store even where `check_results`
- * (partitioned by time on PostgreSQL) cannot hold a unique key on run_id.
+ * (partitioned by time) cannot hold a unique key on run_id.
  */
 export async function insertResults(tx: Db, results: readonly NewResult[]): Promise<void> {
   if (results.length === 0) return;
@@ -219,7 +219,7 @@ export async function insertResults(tx: Db, results: readonly NewResult[]): Prom
 /**
  * Margin below a session's start where its results are still looked for: results are recorded after their
  * session started, by the clock of whichever replica records them, and replicas' clocks may differ a little. The
- * bound lets PostgreSQL read only the day partitions that can hold them.
+ * bound lets the store read only the day partitions that can hold them.
  */
 const REPLICA_CLOCK_MARGIN_MS = 86_400_000;
 

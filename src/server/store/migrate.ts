@@ -20,7 +20,7 @@ export async function migrate(db: Db, migrations: readonly Migration[] = MIGRATI
     const applied: string[] = [];
     for (const migration of migrations) {
       if (done.has(migration.name)) continue;
-      await tx.exec(migration.sql);
+      if (migration.sql) await tx.exec(migration.sql);
       const own = migration[db.kind];
       if (own) await tx.exec(own);
       await tx.query('INSERT INTO schema_migrations (name) VALUES ($1)', [migration.name]);

@@ -37,7 +37,8 @@ describe('a prune on PGlite', () => {
     }
     const pruned = await pruning;
     expect(pruned).toMatchObject({ runs: 100, results: 100, sessions: 100 });
-    // check_results, runs and check_sessions were vacuumed, each after a turn the one before it did not hold.
+    // The results' default partition (no day partition was made), runs and check_sessions were vacuumed, each after
+    // a turn the one before it did not hold.
     expect(vacuums).toHaveLength(3);
     expect(new Set(vacuums).size).toBe(3);
     expect(vacuums[0]).toBeGreaterThan(0);

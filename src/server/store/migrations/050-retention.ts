@@ -1,4 +1,5 @@
 import type { Migration } from './index.js';
+import { resultsByDaySql } from './results-by-day.js';
 
 /**
  * Results kept for a retention period (src/server/retention/): what removing old rows by time needs, the
@@ -48,46 +49,6 @@ CREATE TABLE rollup_progress (
   pglite: `
 CREATE INDEX check_results_time ON check_results (created_at);
 `,
-  // The existing table becomes the first partition, without copying: it holds everything before the end of the
-  // day of its newest row (or of today), and is dropped whole once that day is past the retention period. Day
-  // partitions after it are made ahead by the retention job; the default partition takes a result whose day has
-  // none yet, and the job moves such rows when it makes that day's partition.
-  postgres: `
-DO $$
-DECLARE
-  newest timestamptz := (SELECT max(created_at) FROM check_results);
-  upper_day date := greatest(
-    (now() AT TIME ZONE 'UTC')::date,
-    coalesce((newest AT TIME ZONE 'UTC')::date, (now() AT TIME ZONE 'UTC')::date)
-  ) + 1;
-  legacy text := 'check_results_before_' || to_char(upper_day, 'YYYYMMDD');
-BEGIN
-  EXECUTE format('ALTER TABLE check_results RENAME TO %I', legacy);
-  -- Its key becomes the parent's (id, created_at).
-  EXECUTE format('ALTER TABLE %I DROP CONSTRAINT check_results_pkey', legacy);
-  CREATE TABLE check_results (
-    id text NOT NULL,
-    session_id text NOT NULL REFERENCES check_sessions(id) ON DELETE CASCADE,
-    account_id text NOT NULL,
-    run_id text NOT NULL,
-    result_type text NOT NULL,
-    attempt integer NOT NULL,
-    record jsonb NOT NULL,
-    created_at timestamptz NOT NULL DEFAULT now(),
-    status text NOT NULL DEFAULT 'PASSED',
-    location text NOT NULL DEFAULT '',
-    response_time double precision,
-    PRIMARY KEY (id, created_at)
-  ) PARTITION BY RANGE (created_at);
-  CREATE INDEX check_results_by_session ON check_results (session_id, created_at);
-  CREATE INDEX check_results_time ON check_results (created_at);
-  EXECUTE format(
-    'ALTER TABLE check_results ATTACH PARTITION %I FOR VALUES FROM (MINVALUE) TO (%L)',
-    legacy,
-    to_char(upper_day, 'YYYY-MM-DD') || ' 00:00:00+00'
-  );
-  CREATE TABLE check_results_default PARTITION OF check_results DEFAULT;
-END
-$$;
-`,
+  // The existing table becomes the first partition, without copying (results-by-day.ts).
+  postgres: resultsByDaySql({ sessionKey: true }),
 };

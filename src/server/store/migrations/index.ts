@@ -20,10 +20,11 @@ import { sessionKeys } from './180-session-keys.js';
 import { leanRunIndexes } from './190-lean-run-indexes.js';
 import { queueVacuum } from './200-queue-vacuum.js';
 import { runsBySession } from './210-runs-by-session.js';
+import { pgliteResultsByDay } from './220-pglite-results-by-day.js';
 
 export interface Migration {
   name: string;
-  /** SQL of both stores. */
+  /** SQL of both stores (empty when only one store's part has any). */
   sql: string;
   /** Run after `sql` on that store only, where the two must differ (e.g. partitioning on PostgreSQL). */
   pglite?: string;
@@ -54,4 +55,5 @@ export const MIGRATIONS: readonly Migration[] = [
   leanRunIndexes,
   queueVacuum,
   runsBySession,
+  pgliteResultsByDay,
 ];
