@@ -15,7 +15,7 @@ import { version } from '../version.js';
 import { type DemoTarget, startDemoTarget } from './demo/target.js';
 import { listReporter } from './reporters/list.js';
 import { startServerOrSay } from './start-server.js';
-import { leaveStartUpMode } from './start-up-mode.js';
+import { growHeapForServing, leaveStartUpMode } from './start-up-mode.js';
 
 const LOCATION = 'local';
 const EXAMPLES = new URL('../../examples/checks.yaml', import.meta.url);
@@ -170,6 +170,7 @@ export async function devCommand(env: NodeJS.ProcessEnv = process.env): Promise<
   const server = await startServerOrSay('vantage dev', { config: serverConfig, version, logger: log });
   if (!server) return 2;
   leaveStartUpMode();
+  growHeapForServing();
   const target = await startDemoTargetOnSamePort(serverConfig.dataDir);
   const { accountId } = server.bootstrap;
   const apiKey = await devKey(server, serverConfig.dataDir);

@@ -4,7 +4,7 @@ import { SecretValues } from '../observability/secret-values.js';
 import { loadServerConfig } from '../server/config.js';
 import { version } from '../version.js';
 import { startServerOrSay } from './start-server.js';
-import { leaveStartUpMode } from './start-up-mode.js';
+import { growHeapForServing, leaveStartUpMode } from './start-up-mode.js';
 
 /**
  * `vantage server`: the control plane, configured by the environment (a bad setting: one line each, exit 2); stops
@@ -22,6 +22,7 @@ export async function serverCommand(env: NodeJS.ProcessEnv = process.env): Promi
   const server = await startServerOrSay('vantage server', { config, version, logger: log });
   if (!server) return 2;
   leaveStartUpMode();
+  growHeapForServing();
   const store = config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `PGlite in ${config.dataDir}`;
   process.stdout.write(
     `Vantage control plane ${version} listening on ${server.url} (store: ${store}); web app at ${server.url}/\n`,

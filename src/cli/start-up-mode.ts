@@ -100,6 +100,23 @@ export function leaveStartUpMode(options: { turbofan?: boolean } = {}): void {
 }
 
 /**
+ * How far a control plane's heap grows past what it held after a full collection before V8 starts the next one:
+ * to twice (a growing factor of 2). V8 picks the factor itself, between 1.1 and 4, from how little of the time its
+ * collections took so far, and for a server that receives results they take little: about 1.3, so at 300 runs/s the
+ * server collected its ~58 MB in full every 1–2 s, each time marking all of it (on the main thread and V8's helper
+ * threads): about a third of the server's CPU (docs/control-plane.md, Capacity). Each result batch is a few hundred KB of
+ * JSON text and objects that live across the store's statements, so they reach the old generation. The heap peaks
+ * higher (by about what it holds live); the process's RSS is mostly the store's, PGlite's or the pool's, and did not
+ * change at 3,000 checks.
+ */
+const SERVING_HEAP_GROWTH = { flag: '--heap-growing-percent=100', named: /heap[-_]growing/ };
+
+/** For a command that serves (the control plane): its heap grows as above, unless the user set the factor. */
+export function growHeapForServing(): void {
+  if (!SERVING_HEAP_GROWTH.named.test(userFlags.join(' '))) setFlagsFromString(SERVING_HEAP_GROWTH.flag);
+}
+
+/**
  * A long-lived command that has loaded and now waits (an agent before its first run) holds what loading left: dead
  * objects and half-empty heap pages that V8 neither collects nor returns while nothing allocates, idle or not. One
  * full collection that compacts and gives the empty pages back to the system (V8's "last resort" collection) drops
