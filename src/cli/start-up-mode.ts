@@ -101,13 +101,13 @@ export function leaveStartUpMode(options: { turbofan?: boolean } = {}): void {
 
 /**
  * How far a control plane's heap grows past what it held after a full collection before V8 starts the next one:
- * to twice (a growing factor of 2). V8 picks the factor itself, between 1.1 and 4, from how little of the time its
- * collections took so far, and for a server that receives results they take little: about 1.3, so at 300 runs/s the
- * server collected its ~58 MB in full every 1–2 s, each time marking all of it (on the main thread and V8's helper
- * threads): about a third of the server's CPU (docs/control-plane.md, Capacity). Each result batch is a few hundred KB of
- * JSON text and objects that live across the store's statements, so they reach the old generation. The heap peaks
- * higher (by about what it holds live); the process's RSS is mostly the store's, PGlite's or the pool's, and did not
- * change at 3,000 checks.
+ * to twice (a growing factor of 2). V8 picks the factor itself, between 1.1 and 4, from how little of the main
+ * thread its collections took so far, and for a server that receives results they take little of it: about 1.3. At
+ * 300 runs/s the server then collected its ~58 MB in full every 1–2 s, most of each collection's work marking on
+ * V8's helper threads, which that choice does not count: about a third of the server's CPU (docs/control-plane.md,
+ * Capacity). Each result batch is a few hundred KB of JSON text and objects that live across the store's
+ * statements, so they reach the old generation. The heap peaks higher, by about what it holds live; the process's
+ * RSS is mostly the store's (PGlite's memory, or the pool's).
  */
 const SERVING_HEAP_GROWTH = { flag: '--heap-growing-percent=100', named: /heap[-_]growing/ };
 
