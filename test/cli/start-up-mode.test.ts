@@ -141,7 +141,10 @@ function growthBeforeFullCollection(trace: string): number {
 }
 
 it('lets a serving heap grow to twice what it holds before a full collection, unless the user set how far', () => {
-  expect(growthBeforeFullCollection(traced('--trace-gc', HEAP_SCRIPT))).toBeGreaterThan(1.9);
+  // Twice, not more: left to itself, V8 lets this heap grow about four times over.
+  const serving = growthBeforeFullCollection(traced('--trace-gc', HEAP_SCRIPT));
+  expect(serving).toBeGreaterThan(1.9);
+  expect(serving).toBeLessThan(2.6);
   const byUser = traced('--trace-gc', HEAP_SCRIPT, ['--heap-growing-percent=10']);
   expect(growthBeforeFullCollection(byUser)).toBeLessThan(1.6);
 });

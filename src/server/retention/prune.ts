@@ -94,16 +94,12 @@ async function deleteInBatches(
   let total = 0;
   for (;;) {
     // `where` is repeated outside so PostgreSQL reads only the partitions that can match.
-    const [gone] = await db.query<{ n: number | string }>(
-      `WITH gone AS (
-         DELETE FROM ${table} WHERE ${where}
-            AND ${key} = ANY(ARRAY(SELECT ${key} FROM ${table} WHERE ${where} LIMIT ${BATCH_ROWS}))
-         RETURNING 1
-       )
-       SELECT count(*) AS n FROM gone`,
+    const n = await deletedCount(
+      db,
+      `DELETE FROM ${table} WHERE ${where}
+          AND ${key} = ANY(ARRAY(SELECT ${key} FROM ${table} WHERE ${where} LIMIT ${BATCH_ROWS}))`,
       [before],
     );
-    const n = Number(gone?.n ?? 0);
     total += n;
     await letOthersIn();
     if (n < BATCH_ROWS) return total;
@@ -156,16 +152,12 @@ async function pruneSessions(
     await db.query('DELETE FROM runs WHERE id = ANY($1::text[])', [runIds]);
     pruned.runs += runIds.length;
     await letOthersIn();
-    const [gone] = await db.query<{ n: number | string }>(
-      `WITH gone AS (
-         DELETE FROM check_sessions
-          WHERE id = ANY($1::text[]) AND NOT EXISTS (SELECT 1 FROM runs WHERE runs.session_id = check_sessions.id)
-         RETURNING 1
-       )
-       SELECT count(*) AS n FROM gone`,
+    pruned.sessions += await deletedCount(
+      db,
+      `DELETE FROM check_sessions
+        WHERE id = ANY($1::text[]) AND NOT EXISTS (SELECT 1 FROM runs WHERE runs.session_id = check_sessions.id)`,
       [sessionIds],
     );
-    pruned.sessions += Number(gone?.n ?? 0);
     await letOthersIn();
     if (batch.length < BATCH_ROWS) break;
   }
@@ -182,9 +174,14 @@ async function deleteArtifactsOf(db: Db, runIds: readonly string[], dataDir: str
   for (const { account_id, run_id } of stored) {
     await rm(runArtifactsDir(dataDir, account_id, run_id), { recursive: true, force: true });
   }
+  return deletedCount(db, 'DELETE FROM artifacts WHERE run_id = ANY($1::text[])', [runIds]);
+}
+
+/** Runs `deletion` (a DELETE without RETURNING); answers how many rows it deleted, counted in the store. */
+async function deletedCount(db: Db, deletion: string, params: readonly unknown[]): Promise<number> {
   const [gone] = await db.query<{ n: number | string }>(
-    `WITH gone AS (DELETE FROM artifacts WHERE run_id = ANY($1::text[]) RETURNING 1) SELECT count(*) AS n FROM gone`,
-    [runIds],
+    `WITH gone AS (${deletion} RETURNING 1) SELECT count(*) AS n FROM gone`,
+    params,
   );
   return Number(gone?.n ?? 0);
 }
