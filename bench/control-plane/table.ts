@@ -102,9 +102,10 @@ export function goals(rows: readonly Row[]): Goal[] {
       const perReplica = storedPerS(row) / scenario.replicas;
       const offered = duePerS(row) / scenario.replicas;
       list.push({
-        what: `${label(row)}: ${perReplica.toFixed(0)} results/s per replica ≥ 1000${offered < 1000 ? ` (only ${offered.toFixed(0)} runs/s due per replica)` : ''}`,
-        // Below the goal's load, only a replica that kept up with it is not judged.
-        met: perReplica >= 1000 ? true : offered < 1000 && doneShare(row) >= 0.99 ? null : false,
+        what: `${label(row)}: ${perReplica.toFixed(0)} results/s per replica ≥ 1000${offered <= 1000 ? ` (only ${offered.toFixed(0)} runs/s due per replica)` : ''}`,
+        // At or below the goal's load, a replica that kept up with it is not judged: the load was the limit. (Two
+        // replicas sharing 2,000 runs/s store just under 1,000 each, the window's edges cutting a few runs.)
+        met: perReplica >= 1000 ? true : offered <= 1000 && doneShare(row) >= 0.99 ? null : false,
       });
     }
     const ms = cpuMsPerRun(row);
