@@ -3,12 +3,15 @@ import { ensureResultPartitions } from './partitions.js';
 import { DAY_MS, periodStart, thirteenMonthsBefore } from './periods.js';
 import { type Pruned, pruneExpired } from './prune.js';
 import { rolledUpUntil, rollUpClosedHours } from './rollups.js';
+import { PGLITE_ADVISED_RUNS, pgliteRunsAboveAdvised } from './store-size.js';
 
 export interface RetentionSettings {
   /** VANTAGE_RESULT_RETENTION_DAYS. */
   retentionDays: number;
   /** The data folder whose `artifacts/` holds the files of runs. */
   dataDir: string;
+  /** Runs a PGlite store suits (PGLITE_ADVISED_RUNS unless given). */
+  pgliteAdvisedRuns?: number;
 }
 
 export interface RetentionOutcome {
@@ -17,6 +20,8 @@ export interface RetentionOutcome {
   /** Results from before this were removed. */
   cutoff: Date;
   pruned: Pruned;
+  /** The runs a PGlite store holds once the prune is done, when more than it suits; else null. */
+  pgliteRunsAboveAdvised: number | null;
 }
 
 /**
@@ -39,5 +44,12 @@ export async function runRetention(
     rollupCutoff: thirteenMonthsBefore(now),
     dataDir: settings.dataDir,
   });
-  return { partitionsMade, hoursRolledUp, cutoff, pruned };
+  const advised = settings.pgliteAdvisedRuns ?? PGLITE_ADVISED_RUNS;
+  return {
+    partitionsMade,
+    hoursRolledUp,
+    cutoff,
+    pruned,
+    pgliteRunsAboveAdvised: await pgliteRunsAboveAdvised(db, advised),
+  };
 }

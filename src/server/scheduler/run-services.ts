@@ -19,6 +19,8 @@ import { type RunEffects, RunEvents } from '../queue/events.js';
 import { REAPER_PROBE } from '../queue/sweep.js';
 import { QueueWakeups } from '../queue/wakeups.js';
 import { type RetentionOutcome, runRetention } from '../retention/job.js';
+import { DAY_MS } from '../retention/periods.js';
+import { PGLITE_ADVISED_RUNS } from '../retention/store-size.js';
 import { expireUntakenRuns, reapLostLeases } from '../sessions/reaper.js';
 import type { RunsContext } from '../sessions/runs-context.js';
 import { deliverSubscriberMails, SUBSCRIBER_MAIL_PROBE } from '../status-pages/subscriber-mail.js';
@@ -51,6 +53,8 @@ export interface RunServiceOptions {
   alertDeliveryPollMs?: number;
   /** How often results are rolled up and what is past its retention removed (src/server/retention/). */
   retentionTickMs?: number;
+  /** Runs a PGlite store suits before the server warns (src/server/retention/store-size.ts). */
+  pgliteAdvisedRuns?: number;
   /** How often heartbeat checks whose ping is overdue are looked for (src/server/heartbeats/overdue.ts). */
   overdueHeartbeatTickMs?: number;
   /** How often the outbox of mail to status-page subscribers is looked at. */
@@ -71,6 +75,7 @@ const DEFAULTS = {
   alertClockTickMs: 5000,
   alertDeliveryPollMs: 1000,
   retentionTickMs: 10 * 60_000,
+  pgliteAdvisedRuns: PGLITE_ADVISED_RUNS,
   // An idle tick is one index probe; a missed ping is recorded within a second of its deadline.
   overdueHeartbeatTickMs: 1000,
   subscriberMailTickMs: 2000,
@@ -102,6 +107,9 @@ export class RunServices implements RunsContext {
   private readonly log: FastifyBaseLogger;
   private readonly background: boolean;
   private sampledMinute = -1;
+  /** The UTC day the server last warned that its PGlite store holds more runs than it suits. */
+  private storeSizeWarnedDay = -1;
+  private readonly pgliteAdvisedRuns: number;
 
   constructor(
     readonly db: Db,
@@ -118,6 +126,7 @@ export class RunServices implements RunsContext {
     this.background = options.background ?? true;
     this.completionPollMs = settings.completionPollMs;
     this.agentFreshMs = settings.leaseTtlMs;
+    this.pgliteAdvisedRuns = settings.pgliteAdvisedRuns;
     this.gateway = new Gateway({ db, clock: this.clock, events: this.events, log, settings, publicUrl });
     this.wakeups = new QueueWakeups(
       {
@@ -297,6 +306,7 @@ export class RunServices implements RunsContext {
     const outcome = await runRetention(this.db, this.clock(), {
       retentionDays: this.retentionDays,
       dataDir: this.dataDir,
+      pgliteAdvisedRuns: this.pgliteAdvisedRuns,
     });
     const { pruned } = outcome;
     if (Object.values(pruned).some((n) => n > 0)) {
@@ -305,7 +315,19 @@ export class RunServices implements RunsContext {
         'results past their retention removed',
       );
     }
+    this.warnOfStoreSize(outcome.pgliteRunsAboveAdvised);
     return outcome;
+  }
+
+  /** Once a day at most, while the PGlite store holds more runs than it suits. */
+  private warnOfStoreSize(runs: number | null): void {
+    const day = Math.floor(this.clock().getTime() / DAY_MS);
+    if (runs === null || day === this.storeSizeWarnedDay) return;
+    this.storeSizeWarnedDay = day;
+    this.log.warn(
+      { storedRuns: runs, advisedRuns: this.pgliteAdvisedRuns, retentionDays: this.retentionDays },
+      'the embedded PGlite store holds more runs than it suits: each VACUUM of them now holds the server for a second or more. Lower VANTAGE_RESULT_RETENTION_DAYS, or keep state in PostgreSQL (DATABASE_URL)',
+    );
   }
 
   /** Takes the agent WebSocket on `app`'s server and starts the loops. */

@@ -1,0 +1,23 @@
+import type { Db } from '../store/db.js';
+
+/**
+ * About how many runs a PGlite store suits. Each VACUUM of `runs` reads its two indexes of every run whole, on the
+ * server's one thread: about 0.14 s per million runs stored (bench/pglite-vacuum.ts), so above this a VACUUM
+ * holds every request and agent for more than a second (docs/control-plane.md, Storage and retention).
+ */
+export const PGLITE_ADVISED_RUNS = 10_000_000;
+
+/** The planner's count of the stored runs, which ANALYZE keeps (no scan); 0 before the first. */
+export async function storedRunsEstimate(db: Db): Promise<number> {
+  const rows = await db.query<{ runs: number }>(
+    `SELECT greatest(reltuples, 0)::float8 AS runs FROM pg_class WHERE oid = 'runs'::regclass`,
+  );
+  return Math.round(Number(rows[0]?.runs ?? 0));
+}
+
+/** How many runs a PGlite store holds when more than `advised`; null on PostgreSQL, whose autovacuum runs beside. */
+export async function pgliteRunsAboveAdvised(db: Db, advised: number): Promise<number | null> {
+  if (db.kind !== 'pglite') return null;
+  const runs = await storedRunsEstimate(db);
+  return runs > advised ? runs : null;
+}
