@@ -3,15 +3,15 @@ import { ensureResultPartitions } from './partitions.js';
 import { DAY_MS, periodStart, thirteenMonthsBefore } from './periods.js';
 import { type Pruned, pruneExpired } from './prune.js';
 import { rolledUpUntil, rollUpClosedHours } from './rollups.js';
-import { PGLITE_ADVISED_RUNS, pgliteRunsAboveAdvised } from './store-size.js';
+import { pgliteRunsAboveAdvised } from './store-size.js';
 
 export interface RetentionSettings {
   /** VANTAGE_RESULT_RETENTION_DAYS. */
   retentionDays: number;
   /** The data folder whose `artifacts/` holds the files of runs. */
   dataDir: string;
-  /** Runs a PGlite store suits (PGLITE_ADVISED_RUNS unless given). */
-  pgliteAdvisedRuns?: number;
+  /** Runs a PGlite store suits (PGLITE_ADVISED_RUNS, src/server/retention/store-size.ts, in a server). */
+  pgliteAdvisedRuns: number;
 }
 
 export interface RetentionOutcome {
@@ -44,12 +44,11 @@ export async function runRetention(
     rollupCutoff: thirteenMonthsBefore(now),
     dataDir: settings.dataDir,
   });
-  const advised = settings.pgliteAdvisedRuns ?? PGLITE_ADVISED_RUNS;
   return {
     partitionsMade,
     hoursRolledUp,
     cutoff,
     pruned,
-    pgliteRunsAboveAdvised: await pgliteRunsAboveAdvised(db, advised),
+    pgliteRunsAboveAdvised: await pgliteRunsAboveAdvised(db, settings.pgliteAdvisedRuns),
   };
 }

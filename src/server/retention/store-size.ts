@@ -1,4 +1,5 @@
 import type { Db } from '../store/db.js';
+import { plannedRows } from '../store/table-stats.js';
 
 /**
  * About how many runs a PGlite store suits. Each VACUUM of `runs` reads its two indexes of every run whole, on the
@@ -7,17 +8,9 @@ import type { Db } from '../store/db.js';
  */
 export const PGLITE_ADVISED_RUNS = 10_000_000;
 
-/** The planner's count of the stored runs, which ANALYZE keeps (no scan); 0 before the first. */
-export async function storedRunsEstimate(db: Db): Promise<number> {
-  const rows = await db.query<{ runs: number }>(
-    `SELECT greatest(reltuples, 0)::float8 AS runs FROM pg_class WHERE oid = 'runs'::regclass`,
-  );
-  return Math.round(Number(rows[0]?.runs ?? 0));
-}
-
 /** How many runs a PGlite store holds when more than `advised`; null on PostgreSQL, whose autovacuum runs beside. */
 export async function pgliteRunsAboveAdvised(db: Db, advised: number): Promise<number | null> {
   if (db.kind !== 'pglite') return null;
-  const runs = await storedRunsEstimate(db);
+  const runs = await plannedRows(db, 'runs');
   return runs > advised ? runs : null;
 }

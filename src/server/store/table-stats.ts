@@ -17,3 +17,12 @@ export async function tablesWhere(db: Db, condition: string, params?: readonly u
   );
   return rows.map((r) => r.name);
 }
+
+/** How many rows the planner was last told `table` holds (ANALYZE and VACUUM keep it; no scan); 0 before either. */
+export async function plannedRows(db: Db, table: string): Promise<number> {
+  const rows = await db.query<{ n: number }>(
+    `SELECT greatest(c.reltuples, 0)::float8 AS n FROM ${TABLE_STATS} WHERE s.relname = $1`,
+    [table],
+  );
+  return Math.round(Number(rows[0]?.n ?? 0));
+}

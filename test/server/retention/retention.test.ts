@@ -4,17 +4,16 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runArtifactsDir } from '../../../src/server/gateway/artifacts.js';
 import { resultPartitionNames } from '../../../src/server/retention/partitions.js';
+import { databaseUrlOf, STORES, startTestServer, TestClock, type TestServer } from '../../support/server.js';
+import type { TestAgent } from '../runs/agent-client.js';
 import {
-  createApiCheck,
-  createLocation,
-  databaseUrlOf,
-  STORES,
-  startTestServer,
-  TestClock,
-  type TestServer,
-} from '../../support/server.js';
-import { TestAgent } from '../runs/agent-client.js';
-import { near, nearestRank, type ResultToStore, type StoredResult, storeResult } from './support.js';
+  heldCheck,
+  near,
+  nearestRank,
+  type ResultToStore,
+  type StoredResult,
+  storeResult,
+} from './support.js';
 
 // A clock after today, so that the results land in day partitions the job makes (the partition
 // of the store's past, made by migration 050, ends tomorrow).
@@ -80,16 +79,10 @@ describe.each(STORES)('results past their retention, and their rollups (%s)', (s
         databaseUrl: databaseUrlOf(server),
       });
     }
-    const created = await createLocation(server, 'retention');
-    location = created.slugName;
-    checkId = await createApiCheck(server, {
-      privateLocations: [location],
-      activated: false,
-      doubleCheck: false,
-      retryStrategy: null,
-    });
-    agent = await TestAgent.open(server.url, created.key, server.accountId, 'holder');
-    const target = { checkId, location };
+    const held = await heldCheck(server, 'retention');
+    agent = held.agent;
+    const { target } = held;
+    ({ checkId, location } = target);
     for (const [i, result] of firstHour.entries()) {
       clock.set(`${DAY1}T10:${String(i * 2).padStart(2, '0')}:00.000Z`);
       old.push(

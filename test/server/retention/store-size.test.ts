@@ -1,16 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runRetention } from '../../../src/server/retention/job.js';
 import { capturingLogger, type LogCapture } from '../../support/agent.js';
-import {
-  createApiCheck,
-  createLocation,
-  STORES,
-  startTestServer,
-  TestClock,
-  type TestServer,
-} from '../../support/server.js';
-import { TestAgent } from '../runs/agent-client.js';
-import { storeResult } from './support.js';
+import { STORES, startTestServer, TestClock, type TestServer } from '../../support/server.js';
+import type { TestAgent } from '../runs/agent-client.js';
+import { heldCheck, storeResult } from './support.js';
 
 const WARNING = 'the embedded PGlite store holds more runs than it suits';
 
@@ -29,18 +22,9 @@ describe.each(STORES)('a store that holds more runs than it suits (%s)', (store)
       runs: { background: false, clock: clock.now, pgliteAdvisedRuns: 3 },
       logger: captured.logger as never,
     });
-    const created = await createLocation(server, 'store-size');
-    const target = {
-      location: created.slugName,
-      checkId: await createApiCheck(server, {
-        privateLocations: [created.slugName],
-        activated: false,
-        doubleCheck: false,
-        retryStrategy: null,
-      }),
-    };
-    agent = await TestAgent.open(server.url, created.key, server.accountId, 'holder');
-    for (let i = 0; i < 5; i += 1) await storeResult(server, clock, agent, target, { responseTime: 10 });
+    const held = await heldCheck(server, 'store-size');
+    agent = held.agent;
+    for (let i = 0; i < 5; i += 1) await storeResult(server, clock, agent, held.target, { responseTime: 10 });
     // The server's upkeep counts the runs so (src/server/store/analyze.ts); here at once.
     await server.server.runs.db.query('ANALYZE runs');
   });

@@ -1,8 +1,8 @@
 /** Results stored at chosen times of a test clock, through the real trigger, lease and result routes. */
 import { leaseRuns } from '../../../src/server/queue/lease.js';
 import { ALPHA } from '../../../src/server/retention/histogram.js';
-import type { TestClock, TestServer } from '../../support/server.js';
-import { apiResult, type TestAgent } from '../runs/agent-client.js';
+import { createApiCheck, createLocation, type TestClock, type TestServer } from '../../support/server.js';
+import { apiResult, TestAgent } from '../runs/agent-client.js';
 
 export interface StoredResult {
   sessionId: string;
@@ -17,6 +17,26 @@ export interface ResultToStore {
   testSession?: boolean;
   /** An artifact uploaded while the run is leased, by this name. */
   artifact?: string;
+}
+
+/**
+ * A private location named `name`, an API check there that runs only when triggered (no double check, no retry),
+ * and an agent of the location that takes its runs: what storeResult needs.
+ */
+export async function heldCheck(
+  server: TestServer,
+  name: string,
+): Promise<{ agent: TestAgent; target: { checkId: string; location: string } }> {
+  const created = await createLocation(server, name);
+  const location = created.slugName;
+  const checkId = await createApiCheck(server, {
+    privateLocations: [location],
+    activated: false,
+    doubleCheck: false,
+    retryStrategy: null,
+  });
+  const agent = await TestAgent.open(server.url, created.key, server.accountId, 'holder');
+  return { agent, target: { checkId, location } };
 }
 
 /**

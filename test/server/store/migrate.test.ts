@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runRetention } from '../../../src/server/retention/job.js';
 import { resultPartitionNames } from '../../../src/server/retention/partitions.js';
 import { listRollups } from '../../../src/server/retention/read.js';
+import { PGLITE_ADVISED_RUNS } from '../../../src/server/retention/store-size.js';
 import { listCheckResults } from '../../../src/server/sessions/results-query.js';
 import { insertResults, sessionResults } from '../../../src/server/sessions/store.js';
 import type { Db } from '../../../src/server/store/db.js';
@@ -152,7 +153,11 @@ describe.each(STORES)('migrating a store that has results (%s)', (store) => {
   });
 
   it('rolls up the old rows (their response time read from the record), then removes those past retention', async () => {
-    const outcome = await runRetention(db, now, { retentionDays: 30, dataDir });
+    const outcome = await runRetention(db, now, {
+      retentionDays: 30,
+      dataDir,
+      pgliteAdvisedRuns: PGLITE_ADVISED_RUNS,
+    });
     expect(outcome.pruned).toMatchObject({ results: 1, runs: 1, sessions: 1 });
     const listed = await listCheckResults(db, 'acc', {
       checkId: 'chk',
