@@ -86,6 +86,29 @@ describe('responses', () => {
     expect(apiResult(attempt).response?.headers).toMatchObject({ 'x-tag': 'a, b', 'x-name': 'café' });
   });
 
+  it('keeps each body whole while many connections read at once (they share one read buffer)', async () => {
+    // Each answer comes in pieces, so the reads of all connections interleave on the one buffer.
+    const bodyOf = (n: string) => `body ${n};`.repeat(20_000);
+    const url = await scripted((head, _body, socket) => {
+      const body = bodyOf(/^GET \/(\d+)/.exec(head)?.[1] ?? '?');
+      socket.write(`HTTP/1.1 200 OK\r\ncontent-length: ${body.length}\r\n\r\n`);
+      const pieces = [body.slice(0, 70_000), body.slice(70_000, 150_000), body.slice(150_000)];
+      const next = () => {
+        const piece = pieces.shift();
+        if (piece !== undefined) socket.write(piece, () => setTimeout(next, 5));
+      };
+      next();
+    });
+    const ids = Array.from({ length: 12 }, (_, i) => String(i));
+    const attempts = await Promise.all(
+      ids.map((id) => executeApi(apiCheck({ url: `${url}/${id}` }), runContext())),
+    );
+    for (const [i, attempt] of attempts.entries()) {
+      expect(attempt.error).toBeNull();
+      expect(apiResult(attempt).response?.body === bodyOf(String(i))).toBe(true);
+    }
+  });
+
   it('names a response that is not HTTP, as a network error', async () => {
     const url = await scripted((_head, _body, socket) => socket.end('SSH-2.0-OpenSSH_9.6\r\n'));
     const attempt = await executeUrl(urlCheck({ url: `${url}/` }), runContext());
