@@ -86,7 +86,7 @@ describe('responses', () => {
     expect(apiResult(attempt).response?.headers).toMatchObject({ 'x-tag': 'a, b', 'x-name': 'café' });
   });
 
-  it('keeps each body whole while many connections read at once (they share one read buffer)', async () => {
+  it('keeps each body whole while many connections read at once', async () => {
     // Each answer comes in pieces, so the reads of all connections interleave on the one buffer.
     const bodyOf = (n: string) => `body ${n};`.repeat(20_000);
     const url = await scripted((head, _body, socket) => {

@@ -13,20 +13,7 @@ let tls: typeof import('node:tls') | undefined;
 export interface OpenedSocket {
   socket: Socket;
   tls: () => TlsDetails | null;
-  /**
-   * Hands the bytes the socket receives to `read`, as they come. A chunk is valid only during the call: a plain
-   * connection reads into a buffer shared by every connection of the thread, so what outlives the call is copied.
-   */
-  onRead(read: (chunk: Buffer) => void): void;
 }
-
-/**
- * The one buffer plain connections read into (`onread`), 64 KiB as Node.js's own reads. Without it each read
- * allocates a buffer of its own and goes through the socket's readable stream ('data' events): about 5 µs of CPU
- * per connection on this machine (docs/performance.md), for bytes the parser turns into strings at once.
- * Reads are handled one at a time on the thread's event loop, so one buffer serves every connection.
- */
-const READ_BUFFER = Buffer.allocUnsafe(64 * 1024);
 
 /**
  * Opens the connection for `url`, marking on `hop` when it was asked for, looked up, connected and secured. TLS
@@ -47,7 +34,6 @@ export function openSocket(
   const common = { host, port, family: settings.family, autoSelectFamily: false };
   let details: TlsDetails | null = null;
   let socket: Socket;
-  let onRead: OpenedSocket['onRead'];
   if (url.protocol === 'https:') {
     tls ??= process.getBuiltinModule('node:tls');
     const options: ConnectionOptions = {
@@ -64,17 +50,8 @@ export function openSocket(
       log.debug(`TLS ${details.protocol} ${details.cipher}, certificate of ${details.subject}`);
     });
     socket = secure;
-    onRead = (read) => socket.on('data', read);
   } else {
-    let reader: (chunk: Buffer) => void = () => {};
-    const callback = (bytes: number) => {
-      reader(READ_BUFFER.subarray(0, bytes));
-      return true; // reading stops only when the connection pauses the socket itself
-    };
-    socket = netConnect({ ...common, onread: { buffer: READ_BUFFER, callback } });
-    onRead = (read) => {
-      reader = read;
-    };
+    socket = netConnect(common);
   }
   // The address connected to, as looked up (not read back from the socket: a system call per connection).
   let address = host;
@@ -89,7 +66,7 @@ export function openSocket(
       hop.connect = performance.now();
       log.debug(`connected to ${address}:${port}`);
     });
-  return { socket, tls: () => details, onRead };
+  return { socket, tls: () => details };
 }
 
 function clientCertificateOptions(cert: ClientCertificate | undefined): ConnectionOptions {

@@ -106,11 +106,10 @@ export class Http1Connection {
   ) {
     this.socket = opened.socket;
     this.parser[HTTPParser.kOnHeadersComplete] = (info: HeaderInfo) => this.onHeaders(info);
-    // The parser's body chunk is a view of the read's bytes, which are valid only during the read (onRead).
-    this.parser[HTTPParser.kOnBody] = (chunk: Buffer) => this.body?.received(Buffer.from(chunk));
+    this.parser[HTTPParser.kOnBody] = (chunk: Buffer) => this.body?.received(chunk);
     this.parser[HTTPParser.kOnMessageComplete] = () => this.onComplete();
-    opened.onRead((chunk) => this.onData(chunk));
     this.socket
+      .on('data', (chunk: Buffer) => this.onData(chunk))
       .on('end', () => this.onEnd())
       .on('error', (error: Error) => this.fail(error))
       .on('close', () => this.failIfBusy(closedEarly))
