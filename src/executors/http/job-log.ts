@@ -1,24 +1,12 @@
 import type { JobLogLine } from '../../checks/index.js';
-
-let lastMs = 0;
-let lastIso = '';
-
-/** Now as an ISO string, made once per millisecond: a run writes several lines within one. */
-function isoNow(): string {
-  const ms = Date.now();
-  if (ms !== lastMs) {
-    lastMs = ms;
-    lastIso = new Date(ms).toISOString();
-  }
-  return lastIso;
-}
+import { isoTime } from '../../checks/iso-time.js';
 
 /** The lines a run writes to its result's jobLog, in order. */
 export class JobLog {
   readonly lines: JobLogLine[] = [];
 
   private add(level: JobLogLine['level'], msg: string): void {
-    this.lines.push({ time: isoNow(), level, msg });
+    this.lines.push({ time: isoTime(Date.now()), level, msg });
   }
 
   /** Lines written elsewhere (a script's output), with their own times. */

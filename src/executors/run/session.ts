@@ -5,6 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 // (a pool thread loads this file and the executors only).
 import type { Check } from '../../checks/check.js';
 import type { RunSource, SessionStatus } from '../../checks/enums.js';
+import { isoTime } from '../../checks/iso-time.js';
 import { statusOf } from '../../checks/outcome.js';
 import type { CheckResult, CheckSession } from '../../checks/results.js';
 import { retryPolicyOf, shouldRetry } from '../../checks/retry.js';
@@ -68,8 +69,8 @@ export function toCheckResult(
     aborted: end.timedOut || end.cancelled,
     isCancelled: end.cancelled,
     responseTime: attempt.responseTime,
-    startedAt: attempt.startedAt.toISOString(),
-    stoppedAt: attempt.stoppedAt.toISOString(),
+    startedAt: isoTime(attempt.startedAt),
+    stoppedAt: isoTime(attempt.stoppedAt),
     attempts,
     errorGroupIds: [],
     ...attempt.detail,
@@ -172,8 +173,8 @@ export function sessionRecord(
     checkType: check.checkType,
     name: check.name,
     status: outcome.status,
-    startedAt: startedAt.toISOString(),
-    stoppedAt: stoppedAt.toISOString(),
+    startedAt: isoTime(startedAt),
+    stoppedAt: isoTime(stoppedAt),
     timeElapsed: stoppedAt.getTime() - startedAt.getTime(),
     runLocations: [options.runLocation],
     runSource: options.runSource,
