@@ -9,7 +9,8 @@ let secondPrefix = '';
  * Throws RangeError for an invalid time, as toISOString does.
  */
 export function isoTime(time: number | Date): string {
-  const ms = typeof time === 'number' ? time : time.getTime();
+  // A Date keeps whole milliseconds, cutting a fraction toward zero: so is a number.
+  const ms = typeof time === 'number' ? Math.trunc(time) : time.getTime();
   const second = Math.floor(ms / 1000);
   if (second !== secondShown) {
     // "…:SS.000Z" less its "000Z", whatever the year's width (a year past 9999 is written +YYYYYY).

@@ -25,6 +25,12 @@ describe('isoTime', () => {
     expect(isoTime(times[0] as number)).toBe(new Date(times[0] as number).toISOString());
   });
 
+  it('cuts a fraction of a millisecond as a Date does', () => {
+    for (const time of [1_765_000_000_123.7, 0.5, -0.5, -1.5]) {
+      expect(isoTime(time)).toBe(new Date(time).toISOString());
+    }
+  });
+
   it('refuses an invalid time as toISOString does', () => {
     expect(() => isoTime(Number.NaN)).toThrow(RangeError);
     expect(() => isoTime(new Date('not a date'))).toThrow(RangeError);
