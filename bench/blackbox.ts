@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { curlSample, medianSample, sampleLine, startDelayedServer } from './curl-timing.js';
-import { median } from './support.js';
+import { median, urlChecksFile } from './support.js';
 
 const SECONDS = Number(process.argv[2] ?? 3);
 const CHECKS = Number(process.argv[3] ?? 3000);
@@ -161,19 +161,8 @@ function vantageRun(file: string, concurrency: number, expected: number): Measur
   return { count: expected, seconds: wall, cpuMs: user + system };
 }
 
-function checksFile(name: string, count: number, url: string): string {
-  const checks = Array.from({ length: count }, (_, i) => ({
-    name: `${name} ${i}`,
-    checkType: 'URL',
-    request: { url },
-  }));
-  const file = join(dir, `${name}.json`);
-  writeFileSync(file, JSON.stringify(checks));
-  return file;
-}
-
-const many = checksFile('nginx', CHECKS, target);
-const one = checksFile('one', 1, target);
+const many = urlChecksFile(dir, 'nginx', CHECKS, target);
+const one = urlChecksFile(dir, 'one', 1, target);
 
 // Start-up: `vantage run` of one check, the median of three.
 vantageRun(one, 1, 1);
@@ -231,7 +220,7 @@ for (const concurrency of CONCURRENCIES) {
 const slow = await startDelayedServer(DELAY_MS);
 children.push({ kill: slow.stop });
 const WARM_UP = 5;
-const slowFile = checksFile('slow', WARM_UP + ACCURACY_RUNS, slow.url);
+const slowFile = urlChecksFile(dir, 'slow', WARM_UP + ACCURACY_RUNS, slow.url);
 // curl half before and half after Vantage's run, so both see the machine's load alike.
 const curlSamples = [];
 for (let i = 0; i < ACCURACY_RUNS / 2; i++) curlSamples.push(await curlSample(slow.url));

@@ -10,11 +10,12 @@
  * Run: npx tsx bench/instructions.ts [checks, default 500] [runs, default 3] [project folder…, default this one]
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { urlChecksFile } from './support.js';
 
 const CHECKS = Number(process.argv[2] ?? 500);
 const RUNS = Number(process.argv[3] ?? 3);
@@ -30,18 +31,9 @@ const target = createServer((_request, response) => response.end('ok\n'));
 await new Promise<void>((done) => target.listen(0, '127.0.0.1', done));
 const { port } = target.address() as { port: number };
 const dir = mkdtempSync(join(tmpdir(), 'vantage-instructions-'));
-const fileOf = (count: number) => {
-  const file = join(dir, `${count}.json`);
-  const checks = Array.from({ length: count }, (_, i) => ({
-    name: `check ${i}`,
-    checkType: 'URL',
-    request: { url: `http://127.0.0.1:${port}/` },
-  }));
-  writeFileSync(file, JSON.stringify(checks));
-  return file;
-};
-const one = fileOf(1);
-const many = fileOf(CHECKS);
+const url = `http://127.0.0.1:${port}/`;
+const one = urlChecksFile(dir, 'check', 1, url);
+const many = urlChecksFile(dir, 'check', CHECKS, url);
 
 /** The instructions callgrind counted for one `vantage run` of `file` by the build in `folder`. */
 function instructions(folder: string, file: string): Promise<number> {

@@ -1,4 +1,7 @@
-/** What the benchmarks share: the run context an executor gets, and order statistics. */
+/** What the benchmarks share: the run context an executor gets, order statistics, and check files. */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
 export { runContext as benchContext } from '../test/support/execution.js';
 
 /** The q-quantile (0..1) of the values, by linear interpolation between the nearest ranks. */
@@ -18,4 +21,16 @@ export const median = (values: readonly number[]): number => quantile(values, 0.
 /** A setting's value split at spaces (node flags given as one string); none when absent. */
 export function words(value: string | undefined): string[] {
   return (value ?? '').split(/\s+/).filter(Boolean);
+}
+
+/** A check file in `dir` of `count` URL checks of `url`, named `${name} 0`, `${name} 1`, …; returns its path. */
+export function urlChecksFile(dir: string, name: string, count: number, url: string): string {
+  const checks = Array.from({ length: count }, (_, i) => ({
+    name: `${name} ${i}`,
+    checkType: 'URL',
+    request: { url },
+  }));
+  const file = join(dir, `${name}-${count}.json`);
+  writeFileSync(file, JSON.stringify(checks));
+  return file;
 }
