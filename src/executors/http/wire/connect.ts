@@ -1,17 +1,18 @@
-import { isIP, connect as netConnect, type Socket } from 'node:net';
+import { isIP, connect as netConnect } from 'node:net';
 import type { ConnectionOptions, TLSSocket } from 'node:tls';
 import type { TlsDetails } from '../../../checks/index.js';
 import type { ClientCertificate } from '../../types.js';
 import { type ConnectionSettings, tlsDetailsOf } from '../connection.js';
 import type { JobLog } from '../job-log.js';
 import type { HopTiming } from '../timings.js';
+import { TcpHandleSocket, tcpHandleAvailable, type WireSocket } from './tcp-handle.js';
 
 /** node:tls is loaded when the first HTTPS check connects (it costs a few milliseconds at start). */
 let tls: typeof import('node:tls') | undefined;
 
 /** An open socket, and the TLS details of its server once it is secured. */
 export interface OpenedSocket {
-  socket: Socket;
+  socket: WireSocket;
   tls: () => TlsDetails | null;
 }
 
@@ -33,7 +34,7 @@ export function openSocket(
   // and the option would cost a system call per connection.
   const common = { host, port, family: settings.family, autoSelectFamily: false };
   let details: TlsDetails | null = null;
-  let socket: Socket;
+  let socket: WireSocket;
   if (url.protocol === 'https:') {
     tls ??= process.getBuiltinModule('node:tls');
     const options: ConnectionOptions = {
@@ -50,6 +51,8 @@ export function openSocket(
       log.debug(`TLS ${details.protocol} ${details.cipher}, certificate of ${details.subject}`);
     });
     socket = secure;
+  } else if (tcpHandleAvailable()) {
+    socket = new TcpHandleSocket(host, port, settings.family);
   } else {
     socket = netConnect(common);
   }

@@ -1,5 +1,4 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Socket } from 'node:net';
 import { type HeaderInfo, HTTPParser } from 'http-parser-js';
 import type { TlsDetails } from '../../../checks/index.js';
 import { SOCKET_TIMEOUT_MS } from '../connection.js';
@@ -7,6 +6,7 @@ import type { HopTiming } from '../timings.js';
 import type { OpenedSocket } from './connect.js';
 import type { RequestHead } from './head.js';
 import { ResponseBody } from './response-body.js';
+import type { WireSocket } from './tcp-handle.js';
 
 // Header bytes are read one character a byte (latin1), as undici and browsers do; the parser's default, ascii,
 // would clear the high bit of every byte.
@@ -85,7 +85,7 @@ function headBytes(flat: readonly string[]): number {
  * silence, or the signal.
  */
 export class Http1Connection {
-  private readonly socket: Socket;
+  private readonly socket: WireSocket;
   private readonly parser = new HTTPParser(HTTPParser.RESPONSE);
   private pending: Pending | null = null;
   private body: ResponseBody | null = null;
