@@ -13,6 +13,7 @@
  * Run: npx tsx bench/agent-ingest.ts [runs, default 1000] [store]
  * With AGENT_PROFILE_DIR=<folder>, the agent writes a CPU profile there (node --cpu-prof) when it stops.
  * With AGENT_NODE_FLAGS='<flags>', node runs the agent with those flags too (V8's, e.g. --turbofan).
+ * With AGENT_THREADS=<n|auto>, the agent runs with that setting (its default, auto, otherwise).
  */
 
 import { spawn } from 'node:child_process';
@@ -124,6 +125,7 @@ async function measure(store: Store) {
         AGENT_DATA_DIR: join(folder, 'agent'),
         JOB_CONCURRENCY: String(CONCURRENCY),
         LOG_LEVEL: 'INFO',
+        ...(process.env.AGENT_THREADS ? { AGENT_THREADS: process.env.AGENT_THREADS } : {}),
       },
       [],
       { built: true, nodeFlags: agentNodeFlags },
