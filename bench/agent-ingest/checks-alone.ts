@@ -1,6 +1,7 @@
 /**
  * The executors alone, in a process of their own (so that the target's CPU is not counted): runs API checks of
- * `<url-prefix>0` … `<url-prefix><checks - 1>` `<runs>` times in all, `<concurrency>` at once, after a warm-up round,
+ * `<url-prefix>0` … `<url-prefix><checks - 1>` `<runs>` times in all, `<concurrency>` at once, after as many runs to warm up
+ * (as the agent's second burst in bench/agent-ingest.ts follows its first),
  * and prints `{"cpuMsPerRun": …}`: what the check itself costs, with nothing of the agent around it.
  * Run by bench/agent-ingest.ts: node --import tsx bench/agent-ingest/checks-alone.ts <url-prefix> <checks> <runs> <concurrency>
  */
@@ -22,7 +23,7 @@ async function runAll(runs: number): Promise<void> {
   );
 }
 
-await runAll(checks.length);
+await runAll(Number(runCount));
 const before = process.cpuUsage();
 await runAll(Number(runCount));
 const used = process.cpuUsage(before);
