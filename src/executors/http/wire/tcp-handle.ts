@@ -43,17 +43,11 @@ interface TcpHandle {
 interface Binding {
   TCP: new (type: number) => TcpHandle;
   TCPConnectWrap: new () => { oncomplete: (status: number) => void };
-  WriteWrap: new () => {
-    handle: TcpHandle;
-    async: boolean;
-    buffer: unknown;
-    oncomplete: (status: number) => void;
-  };
+  WriteWrap: new () => { handle: TcpHandle; buffer: unknown; oncomplete: (status: number) => void };
   socketType: number;
   state: Int32Array;
   readBytes: number;
   offset: number;
-  lastWriteWasAsync: number;
 }
 
 /**
@@ -68,7 +62,7 @@ function loadBinding(): Binding | null {
     const stream = binding('stream_wrap');
     const constants = tcp.constants as { SOCKET?: unknown } | undefined;
     const state = stream.streamBaseState;
-    const indices = [stream.kReadBytesOrError, stream.kArrayBufferOffset, stream.kLastWriteWasAsync];
+    const indices = [stream.kReadBytesOrError, stream.kArrayBufferOffset];
     if (
       typeof tcp.TCP !== 'function' ||
       typeof tcp.TCPConnectWrap !== 'function' ||
@@ -78,7 +72,7 @@ function loadBinding(): Binding | null {
       !indices.every((index) => typeof index === 'number')
     )
       return null;
-    const [readBytes, offset, lastWriteWasAsync] = indices as number[];
+    const [readBytes, offset] = indices as number[];
     return {
       TCP: tcp.TCP as Binding['TCP'],
       TCPConnectWrap: tcp.TCPConnectWrap as Binding['TCPConnectWrap'],
@@ -87,7 +81,6 @@ function loadBinding(): Binding | null {
       state,
       readBytes: readBytes as number,
       offset: offset as number,
-      lastWriteWasAsync: lastWriteWasAsync as number,
     };
   } catch {
     return null;
@@ -141,8 +134,6 @@ export class TcpHandleSocket extends EventEmitter implements WireSocket {
   private reading = false;
   private corked = 0;
   private queued: (string | Buffer)[] = [];
-  /** A write the kernel has not taken whole yet: kept with its data until it completes. */
-  private writing: object | null = null;
   private idle: NodeJS.Timeout | null = null;
   destroyed = false;
   readableEnded = false;
@@ -163,7 +154,7 @@ export class TcpHandleSocket extends EventEmitter implements WireSocket {
       process.nextTick(() => this.connect(host, type));
       return;
     }
-    lookup(host, { family, hints: 0 }, (error, address, found) => {
+    lookup(host, { family }, (error, address, found) => {
       this.emit('lookup', error, address, found, host);
       if (this.destroyed) return;
       if (error) this.destroy(error);
@@ -217,7 +208,6 @@ export class TcpHandleSocket extends EventEmitter implements WireSocket {
     if (this.idle) clearTimeout(this.idle);
     this.queued = [];
     this.handle.close(() => {
-      this.writing = null;
       if (error && this.listenerCount('error') > 0) this.emit('error', error);
       this.emit('close');
     });
@@ -273,13 +263,12 @@ export class TcpHandleSocket extends EventEmitter implements WireSocket {
         : Buffer.concat(
             queued.map((part) => (typeof part === 'string' ? Buffer.from(part, 'latin1') : part)),
           );
-    const { WriteWrap, state, lastWriteWasAsync } = binding as Binding;
-    const request = new WriteWrap();
+    const request = new (binding as Binding).WriteWrap();
     request.handle = this.handle;
-    request.async = false;
+    // Held by the request until the kernel has taken it all, as net does.
     request.buffer = data;
+    // Only a write the kernel could not take at once completes later.
     request.oncomplete = (status) => {
-      if (this.writing === request) this.writing = null;
       if (status < 0) this.destroy(systemError(status, 'write'));
       else this.idle?.refresh();
     };
@@ -287,11 +276,7 @@ export class TcpHandleSocket extends EventEmitter implements WireSocket {
       typeof data === 'string'
         ? this.handle.writeLatin1String(request, data)
         : this.handle.writeBuffer(request, data);
-    if (failed) {
-      this.destroy(systemError(failed, 'write'));
-      return;
-    }
-    if (state[lastWriteWasAsync]) this.writing = request;
+    if (failed) this.destroy(systemError(failed, 'write'));
     else this.idle?.refresh();
   }
 
